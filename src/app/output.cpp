@@ -1,0 +1,95 @@
+// JSON lines and tables for samples. Numbers use the shortest form that reads back to the same double.
+#include "app/output.hpp"
+
+#include <cmath>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "core/catalog.hpp"
+
+namespace runmon {
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0.
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(i);
+  size_t length = 0;
+  uint32_t min = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) length = 2, min = 0x80;
+  else if (lead >= 0xE0 && lead <= 0xEF) length = 3, min = 0x800;
+  else if (lead >= 0xF0 && lead <= 0xF4) length = 4, min = 0x10000;
+  else return 0;
+  if (i + length > s.size()) return 0;
+  uint32_t code = lead & (0xFF >> (length + 1));
+  for (size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    code = (code << 6) | (byte(i + k) & 0x3F);
+  }
+  if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
+  return length;
+}
+
+}  // namespace
+
+void AppendJsonString(std::string& out, std::string_view text) {
+  out += '"';
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+      ++i;
+    } else if (c < 0x20) {
+      fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
+      ++i;
+    } else if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+    } else if (const size_t length = Utf8SequenceLength(text, i)) {
+      out.append(text.substr(i, length));
+      i += length;
+    } else {
+      out += "\\ufffd";
+      ++i;
+    }
+  }
+  out += '"';
+}
+
+std::string FormatSampleJson(const Sample& sample) {
+  std::string out;
+  out.reserve(64 + sample.metrics.items().size() * 40);
+  fmt::format_to(std::back_inserter(out), "{{\"_timestamp\":{},\"_runtime\":{}", sample.timestamp, sample.runtime);
+  if (sample.late) out += ",\"_late\":true";
+  for (const auto& metric : sample.metrics.items()) {
+    if (!std::isfinite(metric.value)) continue;
+    out += ',';
+    AppendJsonString(out, metric.key);
+    fmt::format_to(std::back_inserter(out), ":{}", metric.value);
+  }
+  out += "}\n";
+  return out;
+}
+
+std::string FormatSampleTable(const Sample& sample, uint64_t number) {
+  const auto seconds = static_cast<time_t>(sample.timestamp);
+  tm local{};
+  localtime_r(&seconds, &local);
+  char when[32];
+  std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &local);
+  std::string out = fmt::format("sample {}{} at {} (runtime {:.1f} s)\n", number, sample.late ? " (late values)" : "",
+                                when, sample.runtime);
+  size_t width = 0;
+  for (const auto& metric : sample.metrics.items()) width = std::max(width, metric.key.size());
+  for (const auto& metric : sample.metrics.items()) {
+    const MetricDefinition* definition = FindMetricDefinition(metric.key);
+    const std::string_view unit = definition ? definition->unit : "";
+    const std::string_view title = definition ? definition->title : "";
+    fmt::format_to(std::back_inserter(out), "  {:<{}}  {:>14.6g} {:<7} {}\n", metric.key, width, metric.value, unit, title);
+  }
+  return out;
+}
+
+}  // namespace runmon

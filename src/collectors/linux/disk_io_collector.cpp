@@ -1,0 +1,169 @@
+// Disk I/O from /proc/diskstats for the devices behind the configured paths (see disk_devices.hpp):
+// disk.{dev}.in / disk.{dev}.out and their sums disk.in / disk.out in MiB since the first sample, and
+// disk.readMBPerSec / disk.writeMBPerSec over the last interval. Like the network totals, sums are built
+// from positive per-device deltas, so a device that vanishes keeps what it contributed.
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "collectors/linux/disk_devices.hpp"
+#include "collectors/linux/linux_collectors.hpp"
+#include "host/file_reader.hpp"
+
+namespace runmon {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr uint64_t kSectorBytes = 512;
+
+bool PathUnderMount(const std::string& path, const std::string& mount_point) {
+  if (mount_point == "/") return true;
+  return path == mount_point || (path.starts_with(mount_point) && path[mount_point.size()] == '/');
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+class DiskIoCollector final : public Collector {
+ public:
+  explicit DiskIoCollector(const LinuxCollectorContext& ctx)
+      : paths_(ctx.paths), disk_paths_(ctx.settings.disk_paths), diskstats_file_(ctx.paths.Proc("diskstats")),
+        clocks_(ctx.clocks) {}
+
+  std::string_view Name() const override { return "disk_io"; }
+
+  Status Collect(const Tick&, MetricBatch& out) override {
+    auto text = diskstats_file_.Read();
+    if (!text) return Error{text.error()};
+    auto disks = ParseDiskstats(*text);
+    if (!disks) return Error{disks.error()};
+    if (!selected_) SelectDevices(*disks);
+    const double now = clocks_.monotonic_seconds();
+    uint64_t read_delta = 0, write_delta = 0;
+    for (const auto& disk : *disks) {
+      auto it = devices_.find(disk.name);
+      if (it == devices_.end()) continue;
+      Device& device = it->second;
+      if (device.seen) {
+        const uint64_t r = disk.sectors_read >= device.last_read ? disk.sectors_read - device.last_read : disk.sectors_read;
+        const uint64_t w = disk.sectors_written >= device.last_written ? disk.sectors_written - device.last_written
+                                                                       : disk.sectors_written;
+        device.read_sectors += r;
+        device.written_sectors += w;
+        read_delta += r;
+        write_delta += w;
+      }
+      device.seen = true;
+      device.last_read = disk.sectors_read;
+      device.last_written = disk.sectors_written;
+    }
+    uint64_t read_total = 0, write_total = 0;
+    for (const auto& [name, device] : devices_) {
+      read_total += device.read_sectors;
+      write_total += device.written_sectors;
+      if (!device.seen) continue;
+      out.Add(fmt::format("disk.{}.in", name), static_cast<double>(device.read_sectors * kSectorBytes) / kMiB);
+      out.Add(fmt::format("disk.{}.out", name), static_cast<double>(device.written_sectors * kSectorBytes) / kMiB);
+    }
+    out.Add("disk.in", static_cast<double>(read_total * kSectorBytes) / kMiB);
+    out.Add("disk.out", static_cast<double>(write_total * kSectorBytes) / kMiB);
+    if (have_previous_ && now > last_time_) {
+      out.Add("disk.readMBPerSec", static_cast<double>(read_delta * kSectorBytes) / kMiB / (now - last_time_));
+      out.Add("disk.writeMBPerSec", static_cast<double>(write_delta * kSectorBytes) / kMiB / (now - last_time_));
+    }
+    have_previous_ = true;
+    last_time_ = now;
+    return OkStatus();
+  }
+
+ private:
+  struct Device {
+    bool seen = false;
+    uint64_t last_read = 0, last_written = 0;
+    uint64_t read_sectors = 0, written_sectors = 0;
+  };
+
+  void SelectDevices(const std::vector<DiskStat>& disks) {
+    selected_ = true;
+    std::vector<Mount> mounts;
+    if (auto text = ReadFileToString(paths_.Proc("self/mountinfo"))) {
+      if (auto parsed = ParseMountinfo(*text)) mounts = std::move(*parsed);
+    }
+    const bool have_sys_block = std::filesystem::is_directory(paths_.Sys("block"));
+    std::set<std::string> names;
+    for (const auto& d : disks) names.insert(d.name);
+    auto is_physical = [&](const std::string& name) {
+      if (have_sys_block) return std::filesystem::exists(paths_.Sys("block/" + name + "/device"));
+      for (const char* virtual_prefix : {"loop", "ram", "zram", "dm-", "md", "sr", "fd", "nbd"}) {
+        if (name.starts_with(virtual_prefix)) return false;
+      }
+      // Without sysfs a partition is recognised by a listed disk whose name is a prefix of it.
+      return std::none_of(names.begin(), names.end(), [&](const std::string& other) {
+        return other != name && name.starts_with(other);
+      });
+    };
+    for (const auto& name : SelectDiskDevices(disk_paths_, mounts, disks, is_physical)) devices_[name] = Device{};
+  }
+
+  HostPaths paths_;
+  std::vector<std::string> disk_paths_;
+  KeptOpenFile diskstats_file_;
+  Clocks clocks_;
+  bool selected_ = false;
+  std::map<std::string, Device> devices_;
+  bool have_previous_ = false;
+  double last_time_ = 0;
+};
+
+}  // namespace
+
+std::vector<std::string> SelectDiskDevices(const std::vector<std::string>& disk_paths,
+                                           const std::vector<Mount>& mounts,
+                                           const std::vector<DiskStat>& disks,
+                                           const std::function<bool(const std::string&)>& is_physical_whole_disk) {
+  std::set<std::string> chosen;
+  for (const auto& raw : disk_paths) {
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(raw, ec);
+    if (ec) continue;
+    std::string path = absolute.lexically_normal().string();
+    if (path.size() > 1 && path.back() == '/') path.pop_back();
+    const Mount* best = nullptr;
+    for (const auto& mount : mounts) {
+      if (!PathUnderMount(path, mount.mount_point)) continue;
+      // Longest mount point wins; at equal length the later (upper) mount of a stack.
+      if (best == nullptr || mount.mount_point.size() >= best->mount_point.size()) best = &mount;
+    }
+    if (best == nullptr) continue;
+    const DiskStat* found = nullptr;
+    if (best->major != 0) {
+      for (const auto& d : disks) {
+        if (d.major == best->major && d.minor == best->minor) found = &d;
+      }
+    }
+    if (found == nullptr && best->source.starts_with("/dev/")) {
+      const std::string name = BaseName(best->source);
+      for (const auto& d : disks) {
+        if (d.name == name) found = &d;
+      }
+    }
+    if (found != nullptr) chosen.insert(found->name);
+  }
+  if (chosen.empty()) {
+    for (const auto& d : disks) {
+      if (is_physical_whole_disk(d.name)) chosen.insert(d.name);
+    }
+  }
+  return {chosen.begin(), chosen.end()};
+}
+
+std::unique_ptr<Collector> MakeDiskIoCollector(const LinuxCollectorContext& ctx) {
+  return std::make_unique<DiskIoCollector>(ctx);
+}
+
+}  // namespace runmon

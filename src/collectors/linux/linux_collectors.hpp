@@ -1,0 +1,59 @@
+// The Linux host and process collectors, and the facts they share (CPU count, memory total, cgroup limits),
+// detected once at start-up. Each factory returns a collector reading only through ctx.paths.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "collectors/collector.hpp"
+#include "collectors/linux/cgroup_limits.hpp"
+
+namespace runmon {
+
+struct HostFacts {
+  unsigned logical_cpus = 0;  // online logical CPUs (0 when unknown)
+  uint64_t memory_total_bytes = 0;
+  CgroupLimits cgroup;        // empty with x_stats_no_cgroup
+  long clock_ticks_per_second = 100;
+  long page_size_bytes = 4096;
+};
+
+// statvfs of one path, in bytes.
+struct FilesystemUsage {
+  uint64_t total_bytes = 0;
+  uint64_t used_bytes = 0;
+  uint64_t available_bytes = 0;  // to unprivileged users (f_bavail)
+};
+using FilesystemStatFunction = std::function<Result<FilesystemUsage>(const std::string& path)>;
+Result<FilesystemUsage> StatFilesystem(const std::string& path);
+
+struct LinuxCollectorContext {
+  HostPaths paths;
+  Settings settings;
+  HostFacts facts;
+  Clocks clocks;
+  std::optional<long> pid;  // the monitored process, when process metrics are on
+  FilesystemStatFunction stat_filesystem = StatFilesystem;
+};
+
+// Reads the facts; `pid` selects whose cgroup and affinity apply ("self" when unset).
+HostFacts DetectHostFacts(const HostPaths& paths, const Settings& settings, std::optional<long> pid);
+
+std::unique_ptr<Collector> MakeHostCpuCollector(const LinuxCollectorContext& ctx);
+std::unique_ptr<Collector> MakeMemoryCollector(const LinuxCollectorContext& ctx);
+std::unique_ptr<Collector> MakeDiskUsageCollector(const LinuxCollectorContext& ctx);
+std::unique_ptr<Collector> MakeDiskIoCollector(const LinuxCollectorContext& ctx);
+std::unique_ptr<Collector> MakeNetworkCollector(const LinuxCollectorContext& ctx);
+std::unique_ptr<Collector> MakeProcessTreeCollector(const LinuxCollectorContext& ctx);
+std::unique_ptr<Collector> MakeCgroupCollector(const LinuxCollectorContext& ctx);
+std::unique_ptr<Collector> MakeSelfCostCollector(const LinuxCollectorContext& ctx);
+
+// Static metadata in W&B's wandb-metadata.json layout plus runmon's additions (metrics.md A.3, B 11.4).
+// `environment` holds "NAME=VALUE" strings (scheduler identity comes from SLURM_*, RANK, ...).
+nlohmann::json ProbeHostMetadata(const LinuxCollectorContext& ctx, const std::vector<std::string>& environment);
+
+}  // namespace runmon

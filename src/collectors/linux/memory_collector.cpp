@@ -1,0 +1,62 @@
+// System memory: memory_percent and proc.memory.availableMB. Inside a memory-limited cgroup both are
+// relative to the limit (usage re-read every tick from the cgroup that holds the tightest limit); when
+// that usage file becomes unreadable the host numbers from /proc/meminfo are used for the tick.
+#include <algorithm>
+
+#include "collectors/linux/linux_collectors.hpp"
+#include "collectors/linux/parse/procfs_parse.hpp"
+#include "collectors/linux/parse/text.hpp"
+#include "host/file_reader.hpp"
+
+namespace runmon {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+class MemoryCollector final : public Collector {
+ public:
+  explicit MemoryCollector(const LinuxCollectorContext& ctx)
+      : meminfo_file_(ctx.paths.Proc("meminfo")), limit_bytes_(ctx.facts.cgroup.memory_limit_bytes) {
+    if (limit_bytes_) usage_file_ = KeptOpenFile(ctx.facts.cgroup.memory_usage_file);
+  }
+
+  std::string_view Name() const override { return "memory"; }
+
+  Status Collect(const Tick&, MetricBatch& out) override {
+    if (limit_bytes_) {
+      if (auto text = usage_file_.Read()) {
+        if (auto usage = text::ParseU64(text::Trim(*text))) {
+          const double limit = static_cast<double>(*limit_bytes_);
+          const double used = static_cast<double>(*usage);
+          out.Add("memory_percent", used / limit * 100.0);
+          out.Add("proc.memory.availableMB", std::max(0.0, limit - used) / kMiB);
+          return OkStatus();
+        }
+      }
+    }
+    auto text = meminfo_file_.Read();
+    if (!text) return Error{text.error()};
+    auto info = ParseMeminfo(*text);
+    if (!info) return Error{info.error()};
+    const auto available = info->Available();
+    if (!available) return Error{"/proc/meminfo: neither MemAvailable nor MemFree+Buffers+Cached"};
+    const double total = static_cast<double>(info->total_bytes);
+    const double avail = static_cast<double>(std::min(*available, info->total_bytes));
+    out.Add("memory_percent", (total - avail) / total * 100.0);
+    out.Add("proc.memory.availableMB", avail / kMiB);
+    return OkStatus();
+  }
+
+ private:
+  KeptOpenFile meminfo_file_;
+  std::optional<uint64_t> limit_bytes_;
+  KeptOpenFile usage_file_;
+};
+
+}  // namespace
+
+std::unique_ptr<Collector> MakeMemoryCollector(const LinuxCollectorContext& ctx) {
+  return std::make_unique<MemoryCollector>(ctx);
+}
+
+}  // namespace runmon

@@ -1,0 +1,120 @@
+// /proc/PID/stat, statm, task/TID/children and status fields. In stat the second field is the command
+// name in parentheses and may itself hold spaces and ')' ("(my (weird) cmd)"), so fields are counted
+// from the last ')'.
+#include "collectors/linux/parse/procfs_parse.hpp"
+#include "collectors/linux/parse/text.hpp"
+
+#include <fmt/format.h>
+
+namespace runmon {
+
+Result<PidStat> ParsePidStat(std::string_view text) {
+  const size_t open = text.find('(');
+  const size_t close = text.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
+    return Error{"/proc/PID/stat: no command name in parentheses"};
+  }
+  PidStat stat;
+  const auto pid = text::ParseI64(text::Trim(text.substr(0, open)));
+  if (!pid || *pid <= 0) return Error{"/proc/PID/stat: bad pid"};
+  stat.pid = static_cast<long>(*pid);
+
+  // Fields after ')' start at field 3 (state).
+  text::Fields fields(text.substr(close + 1));
+  std::string_view field;
+  int number = 3;
+  bool have_start = false;
+  while (fields.Next(field) && number <= 22) {
+    switch (number) {
+      case 3:
+        if (field.size() != 1) return Error{"/proc/PID/stat: bad state"};
+        stat.state = field[0];
+        break;
+      case 4: {
+        const auto v = text::ParseI64(field);
+        if (!v) return Error{"/proc/PID/stat: bad ppid"};
+        stat.ppid = static_cast<long>(*v);
+        break;
+      }
+      case 14:
+      case 15: {
+        const auto v = text::ParseU64(field);
+        if (!v) return Error{"/proc/PID/stat: bad cpu time"};
+        (number == 14 ? stat.utime_ticks : stat.stime_ticks) = *v;
+        break;
+      }
+      case 20: {
+        const auto v = text::ParseI64(field);
+        if (!v || *v < 0) return Error{"/proc/PID/stat: bad thread count"};
+        stat.num_threads = static_cast<long>(*v);
+        break;
+      }
+      case 22: {
+        const auto v = text::ParseU64(field);
+        if (!v) return Error{"/proc/PID/stat: bad start time"};
+        stat.start_time_ticks = *v;
+        have_start = true;
+        break;
+      }
+      default:
+        break;
+    }
+    ++number;
+  }
+  if (!have_start) return Error{"/proc/PID/stat: truncated"};
+  return stat;
+}
+
+Result<uint64_t> ParsePidStatmResidentPages(std::string_view text) {
+  text::Fields fields(text);
+  std::string_view size, resident;
+  if (!fields.Next(size) || !fields.Next(resident)) return Error{"/proc/PID/statm: truncated"};
+  const auto pages = text::ParseU64(resident);
+  if (!pages) return Error{"/proc/PID/statm: bad resident field"};
+  return *pages;
+}
+
+Result<std::vector<long>> ParseChildrenList(std::string_view text) {
+  std::vector<long> pids;
+  text::Fields fields(text);
+  std::string_view field;
+  while (fields.Next(field)) {
+    const auto pid = text::ParseI64(field);
+    if (!pid || *pid <= 0 || *pid > INT32_MAX) return Error{fmt::format("children list: bad pid '{}'", field)};
+    pids.push_back(static_cast<long>(*pid));
+  }
+  return pids;
+}
+
+Result<unsigned> ParseCpuListCount(std::string_view text) {
+  text = text::Trim(text);
+  if (text.empty()) return Error{"empty CPU list"};
+  uint64_t count = 0;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    const std::string_view range = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    const size_t dash = range.find('-');
+    const auto first = text::ParseU64(range.substr(0, dash));
+    const auto last = dash == std::string_view::npos ? first : text::ParseU64(range.substr(dash + 1));
+    if (!first || !last || *last < *first || *last >= (1u << 20)) {
+      return Error{fmt::format("bad CPU range '{}'", range)};
+    }
+    count += *last - *first + 1;
+  }
+  if (count > (1u << 20)) return Error{"CPU list too long"};
+  return static_cast<unsigned>(count);
+}
+
+std::optional<std::string_view> FindColonField(std::string_view text, std::string_view key) {
+  text::Lines lines(text);
+  std::string_view line;
+  while (lines.Next(line)) {
+    if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == ':') {
+      return text::Trim(line.substr(key.size() + 1));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace runmon

@@ -1,0 +1,123 @@
+// Pure parsers for the kernel files the Linux collectors read. Each takes the file's text and returns typed
+// values or an Error; none touches the filesystem, so unit tests and fuzzers drive them directly.
+// Optional kernel fields are std::optional: "not reported" is kept apart from 0.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace runmon {
+
+// /proc/stat "cpu" lines, in USER_HZ ticks.
+struct CpuTimes {
+  uint64_t busy = 0;   // user + nice + system + irq + softirq + steal
+  uint64_t total = 0;  // busy + idle + iowait (guest time is already inside user and nice)
+};
+struct ProcStat {
+  CpuTimes all;
+  std::vector<std::optional<CpuTimes>> per_cpu;  // index = CPU number; offline CPUs are nullopt
+  std::optional<uint64_t> boot_time_seconds;     // "btime"
+};
+Result<ProcStat> ParseProcStat(std::string_view text);
+
+// /proc/PID/stat. comm may contain spaces and parentheses: fields are counted from the last ')'.
+struct PidStat {
+  long pid = 0;
+  char state = '?';
+  long ppid = 0;
+  uint64_t utime_ticks = 0;
+  uint64_t stime_ticks = 0;
+  long num_threads = 0;
+  uint64_t start_time_ticks = 0;  // since boot; with pid, identifies a process across PID reuse
+};
+Result<PidStat> ParsePidStat(std::string_view text);
+
+// /proc/PID/statm: resident pages (second field).
+Result<uint64_t> ParsePidStatmResidentPages(std::string_view text);
+
+// /proc/PID/task/TID/children: space-separated PIDs.
+Result<std::vector<long>> ParseChildrenList(std::string_view text);
+
+// A CPU list such as "0-3,8,10-11" (Cpus_allowed_list, cpuset.cpus.effective): the number of CPUs.
+Result<unsigned> ParseCpuListCount(std::string_view text);
+
+// The value of "Key:" in a "Key:\tvalue" file (/proc/PID/status), trimmed; nullopt when absent.
+std::optional<std::string_view> FindColonField(std::string_view text, std::string_view key);
+
+// /proc/meminfo, in bytes.
+struct Meminfo {
+  uint64_t total_bytes = 0;
+  std::optional<uint64_t> available_bytes;  // MemAvailable (Linux >= 3.14)
+  std::optional<uint64_t> free_bytes;
+  std::optional<uint64_t> buffers_bytes;
+  std::optional<uint64_t> cached_bytes;
+  // MemAvailable, or an estimate from MemFree + Buffers + Cached on kernels without it.
+  std::optional<uint64_t> Available() const;
+};
+Result<Meminfo> ParseMeminfo(std::string_view text);
+
+// /proc/diskstats.
+struct DiskStat {
+  unsigned major = 0;
+  unsigned minor = 0;
+  std::string name;
+  uint64_t sectors_read = 0;     // always 512-byte units, whatever the device's sector size
+  uint64_t sectors_written = 0;
+};
+Result<std::vector<DiskStat>> ParseDiskstats(std::string_view text);
+
+// /proc/net/dev.
+struct NetDevStat {
+  std::string name;
+  uint64_t rx_bytes = 0;
+  uint64_t tx_bytes = 0;
+};
+Result<std::vector<NetDevStat>> ParseNetDev(std::string_view text);
+
+// /proc/PID/mountinfo. Paths are unescaped (\040 -> ' ').
+struct Mount {
+  unsigned major = 0;
+  unsigned minor = 0;
+  std::string root;         // the mounted directory inside its filesystem (bind mounts)
+  std::string mount_point;
+  std::string fs_type;
+  std::string source;
+  std::string super_options;
+};
+Result<std::vector<Mount>> ParseMountinfo(std::string_view text);
+
+// /proc/PID/cgroup: "hierarchy-id:controller,list:/path".
+struct CgroupMembership {
+  long hierarchy_id = 0;
+  std::vector<std::string> controllers;  // empty for the unified (v2) hierarchy
+  std::string path;
+};
+Result<std::vector<CgroupMembership>> ParseProcPidCgroup(std::string_view text);
+
+// cgroup v2 cpu.max "QUOTA PERIOD": CPUs (quota / period), nullopt for "max".
+Result<std::optional<double>> ParseCgroupCpuMax(std::string_view text);
+
+// cgroup v2 memory.max and v1 memory.limit_in_bytes: bytes, nullopt for "max" and for v1's "unlimited"
+// (any value of 2^62 or more, which the kernel prints as a page-aligned LONG_MAX).
+Result<std::optional<uint64_t>> ParseCgroupMemoryLimit(std::string_view text);
+
+// A file of "key value" lines (cpu.stat, memory.events, memory.oom_control): the value of `key`.
+std::optional<uint64_t> FindKeyedValue(std::string_view text, std::string_view key);
+
+// /proc/cpuinfo.
+struct CpuInfo {
+  std::string model_name;   // "model name" (x86), else "Hardware" / "Processor" / "cpu model"
+  unsigned logical_count = 0;     // "processor" entries
+  unsigned physical_count = 0;    // distinct (physical id, core id) pairs; 0 when the file lacks them
+};
+Result<CpuInfo> ParseCpuinfo(std::string_view text);
+
+// /etc/os-release style "KEY=value" or KEY="value": the value of `key`.
+std::optional<std::string> FindOsReleaseValue(std::string_view text, std::string_view key);
+
+}  // namespace runmon

@@ -1,0 +1,256 @@
+// The monitored process and its descendants: cpu, proc.cpu.threads, proc.memory.rssMB,
+// proc.memory.percent.
+//
+// Cost matters most here (a sample every 0.1 s of a tree of hundreds of processes), so:
+//  - each tracked process keeps its stat, statm and main-thread children files open; every tick re-reads
+//    them with pread from offset 0 (no open/close, no directory scans);
+//  - RSS comes from statm (the stat field lags) and CPU, threads, ppid and start time from stat; status is
+//    never read per tick;
+//  - descendants are found by walking children lists (/proc/PID/task/TID/children), never by scanning every
+//    process. A children list is per thread, and reading only the main thread's misses processes forked
+//    by other threads (a data-loader thread that spawns workers). So for multi-threaded processes every
+//    thread's list is read too, on the first sample and then every kThreadScanSeconds. A process found
+//    that way stays tracked from then on, so it is missed for at most that long.
+//  - kernels built without CONFIG_PROC_CHILDREN have no children files; the collector then falls back to
+//    one pass over every /proc/PID/stat per tick, and says so in its name.
+// A PID is identified with its start time, so a reused PID is a new process and is only adopted if it is
+// a child of the tree. A descendant whose parent exits stays tracked (it is still the run's work) until
+// it exits. CPU used by a process between the last tick and its exit is not seen.
+#include <algorithm>
+#include <deque>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "collectors/linux/linux_collectors.hpp"
+#include "collectors/linux/parse/procfs_parse.hpp"
+#include "host/file_reader.hpp"
+
+namespace runmon {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kThreadScanSeconds = 5.0;
+constexpr size_t kMaxTrackedProcesses = 65536;
+
+struct Process {
+  long pid = 0;
+  uint64_t start_time_ticks = 0;
+  uint64_t cpu_ticks = 0;
+  long threads = 0;
+  KeptOpenFile stat;
+  KeptOpenFile statm;
+  KeptOpenFile children;
+};
+
+class ProcessTreeCollector final : public Collector {
+ public:
+  explicit ProcessTreeCollector(const LinuxCollectorContext& ctx)
+      : paths_(ctx.paths), clocks_(ctx.clocks), root_pid_(ctx.pid.value_or(0)),
+        track_tree_(ctx.settings.track_process_tree), ticks_per_second_(static_cast<double>(ctx.facts.clock_ticks_per_second)),
+        page_bytes_(static_cast<double>(ctx.facts.page_size_bytes)) {
+    available_cpus_ = ctx.facts.logical_cpus > 0 ? ctx.facts.logical_cpus : 1.0;
+    if (auto limit = ctx.facts.cgroup.CpuLimit(); limit && *limit < available_cpus_) available_cpus_ = *limit;
+    memory_denominator_ = static_cast<double>(ctx.facts.cgroup.memory_limit_bytes.value_or(ctx.facts.memory_total_bytes));
+  }
+
+  std::string_view Name() const override { return scan_fallback_ ? "process_tree (full /proc scan)" : "process_tree"; }
+
+  Status Collect(const Tick&, MetricBatch& out) override {
+    if (root_pid_ <= 0) return OkStatus();
+    const double now_boot = clocks_.seconds_since_boot();
+    const double now_mono = clocks_.monotonic_seconds();
+    const bool first = !have_previous_;
+    const double elapsed = first ? 0 : now_mono - last_mono_;
+    double cpu_ticks_delta = 0;
+
+    if (first) {
+      auto root = Adopt(root_pid_, /*expected_parent=*/0);
+      if (!root) return Error{fmt::format("process {}: {}", root_pid_, root.error())};
+      root_start_ticks_ = tracked_.at(root_pid_)->start_time_ticks;
+    }
+
+    // Refresh what is tracked; drop what exited or was replaced under the same PID.
+    for (auto it = tracked_.begin(); it != tracked_.end();) {
+      Process& p = *it->second;
+      auto text = p.stat.Read();
+      std::optional<PidStat> stat;
+      if (text) {
+        if (auto parsed = ParsePidStat(*text); parsed && parsed->start_time_ticks == p.start_time_ticks) {
+          stat = *parsed;
+        }
+      }
+      if (!stat || stat->state == 'Z' || stat->state == 'X') {
+        it = tracked_.erase(it);
+        continue;
+      }
+      const uint64_t cpu = stat->utime_ticks + stat->stime_ticks;
+      if (!first) cpu_ticks_delta += static_cast<double>(cpu >= p.cpu_ticks ? cpu - p.cpu_ticks : 0);
+      p.cpu_ticks = cpu;
+      p.threads = stat->num_threads;
+      ++it;
+    }
+
+    if (track_tree_ && !tracked_.empty()) {
+      const bool thread_scan = first || now_mono - last_thread_scan_ >= kThreadScanSeconds;
+      if (thread_scan) last_thread_scan_ = now_mono;
+      const size_t before = tracked_.size();
+      Discover(thread_scan);
+      // Processes adopted this tick: count the CPU they used within the interval.
+      if (!first && tracked_.size() != before) {
+        for (long pid : adopted_this_tick_) {
+          const Process& p = *tracked_.at(pid);
+          const double cpu = static_cast<double>(p.cpu_ticks);
+          const double age = now_boot - static_cast<double>(p.start_time_ticks) / ticks_per_second_;
+          cpu_ticks_delta += (age <= elapsed || age <= 0) ? cpu : cpu * elapsed / age;
+        }
+      }
+    }
+
+    have_previous_ = true;
+    last_mono_ = now_mono;
+    if (tracked_.empty()) return OkStatus();  // the run's processes are gone; host metrics carry on
+
+    double rss_pages = 0;
+    double threads = 0;
+    double total_cpu_ticks = 0;
+    for (auto& [pid, p] : tracked_) {
+      threads += static_cast<double>(p->threads);
+      total_cpu_ticks += static_cast<double>(p->cpu_ticks);
+      if (auto text = p->statm.Read()) {
+        if (auto pages = ParsePidStatmResidentPages(*text)) rss_pages += static_cast<double>(*pages);
+      }
+    }
+    const double rss_bytes = rss_pages * page_bytes_;
+
+    if (first) {
+      const double age = now_boot - static_cast<double>(root_start_ticks_) / ticks_per_second_;
+      if (age > 0) out.Add("cpu", 100.0 * total_cpu_ticks / ticks_per_second_ / (age * available_cpus_));
+    } else if (elapsed > 0) {
+      out.Add("cpu", 100.0 * cpu_ticks_delta / ticks_per_second_ / (elapsed * available_cpus_));
+    }
+    out.Add("proc.cpu.threads", threads);
+    out.Add("proc.memory.rssMB", rss_bytes / kMiB);
+    if (memory_denominator_ > 0) out.Add("proc.memory.percent", rss_bytes / memory_denominator_ * 100.0);
+    return OkStatus();
+  }
+
+ private:
+  std::string PidPath(long pid, std::string_view file) const {
+    return fmt::format("{}/{}/{}", paths_.proc.string(), pid, file);
+  }
+
+  // Starts tracking `pid`; when expected_parent > 0 the process must still be its child (PID reuse guard).
+  Status Adopt(long pid, long expected_parent) {
+    auto process = std::make_unique<Process>();
+    process->pid = pid;
+    process->stat = KeptOpenFile(PidPath(pid, "stat"));
+    auto text = process->stat.Read();
+    if (!text) return Error{text.error()};
+    auto stat = ParsePidStat(*text);
+    if (!stat) return Error{stat.error()};
+    if (expected_parent > 0 && stat->ppid != expected_parent) return Error{"no longer a child"};
+    process->start_time_ticks = stat->start_time_ticks;
+    process->cpu_ticks = stat->utime_ticks + stat->stime_ticks;
+    process->threads = stat->num_threads;
+    process->statm = KeptOpenFile(PidPath(pid, "statm"));
+    process->children = KeptOpenFile(fmt::format("{}/{}/task/{}/children", paths_.proc.string(), pid, pid));
+    tracked_.emplace(pid, std::move(process));
+    return OkStatus();
+  }
+
+  void AdoptChildren(long parent, const std::vector<long>& children, std::deque<long>& queue) {
+    for (long child : children) {
+      if (tracked_.size() >= kMaxTrackedProcesses) return;
+      if (tracked_.count(child) != 0) continue;
+      if (Adopt(child, parent).ok()) {
+        adopted_this_tick_.push_back(child);
+        queue.push_back(child);
+      }
+    }
+  }
+
+  void Discover(bool thread_scan) {
+    adopted_this_tick_.clear();
+    std::deque<long> queue;
+    for (const auto& [pid, p] : tracked_) queue.push_back(pid);
+    if (scan_fallback_) {
+      DiscoverByScanning(queue);
+      return;
+    }
+    while (!queue.empty()) {
+      const long pid = queue.front();
+      queue.pop_front();
+      auto it = tracked_.find(pid);
+      if (it == tracked_.end()) continue;
+      Process& p = *it->second;
+      auto text = p.children.Read();
+      if (!text) {
+        if (pid == root_pid_ && IsGoneErrno(p.children.last_errno()) &&
+            !std::filesystem::exists(PidPath(pid, "task/" + std::to_string(pid) + "/children"))) {
+          // The process is alive (its stat was just read) but has no children file: no CONFIG_PROC_CHILDREN.
+          scan_fallback_ = true;
+          for (const auto& [other, unused] : tracked_) queue.push_back(other);
+          DiscoverByScanning(queue);
+          return;
+        }
+        continue;
+      }
+      if (auto children = ParseChildrenList(*text)) AdoptChildren(pid, *children, queue);
+      if (thread_scan && p.threads > 1) {
+        auto tids = ListDirectory(PidPath(pid, "task"));
+        if (!tids) continue;
+        for (const auto& tid : *tids) {
+          if (tid == std::to_string(pid)) continue;
+          auto list = ReadFileToString(fmt::format("{}/{}/task/{}/children", paths_.proc.string(), pid, tid));
+          if (!list) continue;
+          if (auto children = ParseChildrenList(*list)) AdoptChildren(pid, *children, queue);
+        }
+      }
+    }
+  }
+
+  // Without children files: read every process's stat once and follow parent links.
+  void DiscoverByScanning(std::deque<long>& queue) {
+    auto entries = ListDirectory(paths_.proc);
+    if (!entries) return;
+    std::unordered_map<long, std::vector<long>> children_of;
+    for (const auto& name : *entries) {
+      if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        continue;
+      }
+      auto text = ReadFileToString(paths_.proc / name / "stat");
+      if (!text) continue;
+      if (auto stat = ParsePidStat(*text)) children_of[stat->ppid].push_back(stat->pid);
+    }
+    while (!queue.empty()) {
+      const long pid = queue.front();
+      queue.pop_front();
+      if (auto it = children_of.find(pid); it != children_of.end()) AdoptChildren(pid, it->second, queue);
+    }
+  }
+
+  HostPaths paths_;
+  Clocks clocks_;
+  long root_pid_;
+  bool track_tree_;
+  double ticks_per_second_;
+  double page_bytes_;
+  double available_cpus_ = 1;
+  double memory_denominator_ = 0;
+  std::unordered_map<long, std::unique_ptr<Process>> tracked_;
+  std::vector<long> adopted_this_tick_;
+  uint64_t root_start_ticks_ = 0;
+  bool have_previous_ = false;
+  bool scan_fallback_ = false;
+  double last_mono_ = 0;
+  double last_thread_scan_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Collector> MakeProcessTreeCollector(const LinuxCollectorContext& ctx) {
+  return std::make_unique<ProcessTreeCollector>(ctx);
+}
+
+}  // namespace runmon

@@ -1,0 +1,162 @@
+// The metric definitions. Keys are spelled exactly as W&B's system metrics (metrics.md A.1), plus the
+// runmon additions of A.3; units are fixed per key (A.2.6).
+#include "core/catalog.hpp"
+
+#include <array>
+
+#include <fmt/format.h>
+
+namespace runmon {
+namespace {
+
+constexpr std::array kDefinitions = {
+    // CPU
+    MetricDefinition{"cpu", "Process CPU", "%", MetricKind::kGauge, "process",
+                     "CPU time used by the monitored process tree during the last interval, divided by "
+                     "(interval x CPUs available to the process: the smallest of the cgroup quota, the "
+                     "affinity mask and the logical CPU count), x 100; 0-100. The first sample uses the "
+                     "average since the process started."},
+    MetricDefinition{"proc.cpu.threads", "Process threads", "count", MetricKind::kGauge, "process",
+                     "Threads of the monitored process tree (sum of /proc/PID/stat num_threads)."},
+    MetricDefinition{"cpu_percent", "Host CPU", "%", MetricKind::kGauge, "cpu",
+                     "Host CPU busy time during the last interval, all CPUs (/proc/stat); 0-100."},
+    MetricDefinition{"cpu.{i}.cpu_percent", "Core CPU", "%", MetricKind::kGauge, "cpu",
+                     "Busy time of logical CPU i during the last interval (opt-in: --per-core)."},
+    // Memory
+    MetricDefinition{"proc.memory.rssMB", "Process RSS", "MiB", MetricKind::kGauge, "process",
+                     "Resident set size of the monitored process tree (sum of /proc/PID/statm resident)."},
+    MetricDefinition{"proc.memory.percent", "Process memory", "%", MetricKind::kGauge, "process",
+                     "Process tree RSS as a percentage of the memory limit: the cgroup limit when one "
+                     "applies, else total RAM."},
+    MetricDefinition{"memory_percent", "System memory", "%", MetricKind::kGauge, "memory",
+                     "Memory in use: cgroup usage / cgroup limit when a limit applies, else "
+                     "(MemTotal - MemAvailable) / MemTotal; x 100."},
+    MetricDefinition{"proc.memory.availableMB", "Available memory", "MiB", MetricKind::kGauge, "memory",
+                     "Memory still available to the run (system-wide despite the prefix): cgroup limit - "
+                     "usage when a limit applies, else MemAvailable."},
+    // Disk
+    MetricDefinition{"disk.{path}.usagePercent", "Disk usage", "%", MetricKind::kGauge, "disk",
+                     "Used share of the filesystem holding the configured path (df semantics: blocks "
+                     "reserved for root are left out of the denominator)."},
+    MetricDefinition{"disk.{path}.usageGB", "Disk used", "GiB", MetricKind::kGauge, "disk",
+                     "Space used on the filesystem holding the configured path."},
+    MetricDefinition{"disk.in", "Disk read", "MiB", MetricKind::kSinceStart, "disk",
+                     "MiB read since the first sample, summed over the block devices behind the "
+                     "configured paths (/proc/diskstats sectors x 512)."},
+    MetricDefinition{"disk.out", "Disk written", "MiB", MetricKind::kSinceStart, "disk",
+                     "MiB written since the first sample, summed over the devices behind the configured "
+                     "paths."},
+    MetricDefinition{"disk.readMBPerSec", "Disk read rate", "MiB/s", MetricKind::kRate, "disk",
+                     "Read throughput during the last interval over the devices behind the configured "
+                     "paths."},
+    MetricDefinition{"disk.writeMBPerSec", "Disk write rate", "MiB/s", MetricKind::kRate, "disk",
+                     "Write throughput during the last interval over the devices behind the configured "
+                     "paths."},
+    MetricDefinition{"disk.{dev}.in", "Device read", "MiB", MetricKind::kSinceStart, "disk",
+                     "MiB read from block device dev since the first sample."},
+    MetricDefinition{"disk.{dev}.out", "Device written", "MiB", MetricKind::kSinceStart, "disk",
+                     "MiB written to block device dev since the first sample."},
+    // Network
+    MetricDefinition{"network.sent", "Network sent", "bytes", MetricKind::kSinceStart, "network",
+                     "Bytes sent since the first sample, all interfaces including loopback."},
+    MetricDefinition{"network.recv", "Network received", "bytes", MetricKind::kSinceStart, "network",
+                     "Bytes received since the first sample, all interfaces including loopback."},
+    MetricDefinition{"network.sentBytesPerSec", "Network send rate", "bytes/s", MetricKind::kRate,
+                     "network", "Bytes sent per second during the last interval."},
+    MetricDefinition{"network.recvBytesPerSec", "Network receive rate", "bytes/s", MetricKind::kRate,
+                     "network", "Bytes received per second during the last interval."},
+    // cgroup
+    MetricDefinition{"cgroup.memory.limitMB", "cgroup memory limit", "MiB", MetricKind::kGauge, "cgroup",
+                     "The tightest memory limit along the monitored process's cgroup and its parents "
+                     "(v2 memory.max or v1 memory.limit_in_bytes)."},
+    MetricDefinition{"cgroup.cpu.limit", "cgroup CPU limit", "CPUs", MetricKind::kGauge, "cgroup",
+                     "CPUs available to the process: the smaller of the tightest CPU quota along the "
+                     "cgroup chain (quota / period) and the affinity mask when it is narrower than the "
+                     "host."},
+    MetricDefinition{"cgroup.cpu.throttledPercent", "CPU throttled", "%", MetricKind::kGauge, "cgroup",
+                     "Share of the scheduler periods of the last interval in which the cgroup was "
+                     "throttled (cpu.stat nr_throttled / nr_periods)."},
+    MetricDefinition{"cgroup.memory.oomKills", "OOM kills", "count", MetricKind::kGauge, "cgroup",
+                     "Processes killed by the OOM killer in the cgroup since it was created "
+                     "(memory.events oom_kill)."},
+    // The monitor itself
+    MetricDefinition{"runmon.cpuPercent", "runmon CPU", "%", MetricKind::kGauge, "runmon",
+                     "CPU used by runmon itself during the last interval, as a percentage of one CPU."},
+    MetricDefinition{"runmon.rssMB", "runmon RSS", "MiB", MetricKind::kGauge, "runmon",
+                     "Resident set size of runmon itself."},
+    MetricDefinition{"runmon.sampleMillis", "runmon sample time", "ms", MetricKind::kGauge, "runmon",
+                     "Wall time the previous sampling pass took, from its tick to its last lane."},
+};
+
+}  // namespace
+
+std::span<const MetricDefinition> MetricCatalog() { return kDefinitions; }
+
+bool KeyMatchesPattern(std::string_view key, std::string_view pattern) {
+  // Iterative glob where each {x} placeholder matches one or more characters.
+  size_t k = 0, p = 0;
+  size_t star_p = std::string_view::npos, star_k = 0;
+  while (k < key.size()) {
+    if (p < pattern.size() && pattern[p] == '{') {
+      const size_t close = pattern.find('}', p);
+      if (close == std::string_view::npos) return false;
+      star_p = close + 1;
+      star_k = k + 1;  // the placeholder takes at least one character
+      k = star_k;
+      p = star_p;
+      continue;
+    }
+    if (p < pattern.size() && pattern[p] == key[k]) {
+      ++k;
+      ++p;
+      continue;
+    }
+    if (star_p != std::string_view::npos) {
+      k = ++star_k;
+      p = star_p;
+      if (k > key.size()) return false;
+      continue;
+    }
+    return false;
+  }
+  // A trailing placeholder needs one character, which the key no longer has.
+  return p == pattern.size();
+}
+
+const MetricDefinition* FindMetricDefinition(std::string_view key) {
+  for (const auto& definition : kDefinitions) {
+    if (KeyMatchesPattern(key, definition.pattern)) return &definition;
+  }
+  return nullptr;
+}
+
+std::string_view MetricKindName(MetricKind kind) {
+  switch (kind) {
+    case MetricKind::kGauge:
+      return "gauge";
+    case MetricKind::kSinceStart:
+      return "since start";
+    case MetricKind::kRate:
+      return "rate";
+  }
+  return "gauge";
+}
+
+std::string RenderCatalogMarkdown() {
+  std::string out =
+      "# Metrics\n\n"
+      "Generated from the metric catalog (`src/core/catalog.cpp`) by `runmon catalog --markdown`; do not "
+      "edit by hand.\n\n"
+      "Keys are spelled as W&B's system metrics. `{path}` is a configured disk path used verbatim "
+      "(`disk./.usageGB`), `{dev}` a block device name (`disk.nvme0n1.in`), `{i}` an index. A value that "
+      "cannot be read is left out of the sample, never written as 0.\n\n"
+      "| Key | Title | Unit | Kind | Source | Description |\n"
+      "|---|---|---|---|---|---|\n";
+  for (const auto& d : kDefinitions) {
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", d.pattern, d.title, d.unit,
+                       MetricKindName(d.kind), d.source, d.description);
+  }
+  return out;
+}
+
+}  // namespace runmon

@@ -1,0 +1,43 @@
+// A sample: the metric values one sampling pass produced, keyed exactly as W&B names them
+// ("cpu", "disk./.usageGB", ...). A value that could not be read is absent, never 0.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace runmon {
+
+struct Metric {
+  std::string key;
+  double value;
+};
+
+// What a collector appends to during one pass.
+class MetricBatch {
+ public:
+  void Add(std::string key, double value) { items_.push_back({std::move(key), value}); }
+  const std::vector<Metric>& items() const { return items_; }
+  std::vector<Metric>& items() { return items_; }
+  void Clear() { items_.clear(); }
+  bool empty() const { return items_.empty(); }
+  const Metric* Find(std::string_view key) const {
+    for (const auto& m : items_) {
+      if (m.key == key) return &m;
+    }
+    return nullptr;
+  }
+
+ private:
+  std::vector<Metric> items_;
+};
+
+// One emitted sample: every lane's batch for one tick, stamped with the tick's time.
+struct Sample {
+  double timestamp = 0;  // wall clock, seconds since the Unix epoch, at the tick
+  double runtime = 0;    // seconds since the sampler started (monotonic clock)
+  bool late = false;     // values from a lane that missed its tick's deadline, emitted on their own
+  MetricBatch metrics;
+};
+
+}  // namespace runmon

@@ -1,0 +1,53 @@
+// File access for collectors. KeptOpenFile opens a file once and re-reads it from offset 0 with pread on
+// every sample: for /proc and cgroup files the kernel regenerates the text on each read, and keeping the
+// descriptor saves the open/close that dominate the cost of small reads. Reads are bounded (kMaxFileBytes)
+// so a hostile or runaway file cannot exhaust memory.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace runmon {
+
+inline constexpr size_t kMaxFileBytes = 16 * 1024 * 1024;
+
+class KeptOpenFile {
+ public:
+  KeptOpenFile() = default;
+  explicit KeptOpenFile(std::filesystem::path path) : path_(std::move(path)) {}
+  KeptOpenFile(const KeptOpenFile&) = delete;
+  KeptOpenFile& operator=(const KeptOpenFile&) = delete;
+  KeptOpenFile(KeptOpenFile&& other) noexcept;
+  KeptOpenFile& operator=(KeptOpenFile&& other) noexcept;
+  ~KeptOpenFile();
+
+  // Reads the whole file; the view stays valid until the next Read. Opens (again) on demand, so a file
+  // that appears later is picked up. On error the descriptor is closed and reopened next time.
+  Result<std::string_view> Read();
+  bool IsOpen() const { return fd_ >= 0; }
+  const std::filesystem::path& path() const { return path_; }
+  // errno of the last failed Read (0 after success).
+  int last_errno() const { return last_errno_; }
+  void Close();
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+  int last_errno_ = 0;
+  std::string buffer_;
+};
+
+// Reads a whole (small) file at once; for files read at start-up only.
+Result<std::string> ReadFileToString(const std::filesystem::path& path);
+
+// Names in a directory, without "." and "..". Missing or unreadable directories are an error.
+Result<std::vector<std::string>> ListDirectory(const std::filesystem::path& path);
+
+// True for ENOENT and ESRCH: the file or the process behind it is gone, not broken.
+bool IsGoneErrno(int error_number);
+
+}  // namespace runmon

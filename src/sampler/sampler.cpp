@@ -1,0 +1,326 @@
+// Lanes, ticks, deadlines and backoff (see sampler.hpp). All coordination goes through one mutex in a
+// shared block that lane threads co-own, so a lane stuck in a driver call can be detached at shutdown
+// without leaving it pointing at freed memory.
+#include "sampler/sampler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <map>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace runmon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double WallNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+std::string_view CollectorHealthName(CollectorHealth health) {
+  switch (health) {
+    case CollectorHealth::kOk:
+      return "ok";
+    case CollectorHealth::kDegraded:
+      return "degraded";
+    case CollectorHealth::kFailing:
+      return "failing";
+    case CollectorHealth::kHung:
+      return "hung";
+  }
+  return "ok";
+}
+
+struct Sampler::Shared {
+  mutable std::mutex mutex;
+  std::condition_variable lane_done;   // a lane finished a tick
+  std::condition_variable wake;        // Stop() was called
+  bool stop = false;
+  Logger log;
+};
+
+struct Sampler::Lane {
+  struct Entry {
+    std::unique_ptr<Collector> collector;
+    CollectorState state;
+    uint64_t retry_at_tick = 0;
+  };
+  struct Done {
+    Tick tick;
+    MetricBatch batch;
+  };
+
+  std::string name;
+  std::vector<Entry> entries;
+  std::shared_ptr<Shared> shared;
+  std::condition_variable work;
+  std::optional<Tick> pending;  // guarded by shared->mutex
+  bool busy = false;
+  bool quit = false;
+  bool reported_hung = false;
+  Clock::time_point busy_since;
+  std::vector<Done> done;
+  uint64_t max_backoff_ticks = 1;
+  std::thread thread;
+
+  void Loop() {
+    std::unique_lock lock(shared->mutex);
+    for (;;) {
+      work.wait(lock, [&] { return quit || pending.has_value(); });
+      if (quit) return;
+      const Tick tick = *pending;
+      pending.reset();
+      lock.unlock();
+      MetricBatch batch;
+      RunCollectors(tick, batch);
+      lock.lock();
+      done.push_back({tick, std::move(batch)});
+      busy = false;
+      if (reported_hung) {
+        reported_hung = false;
+        if (shared->log) shared->log(fmt::format("lane {} returned after being hung", name));
+      }
+      for (auto& entry : entries) {
+        if (entry.state.health == CollectorHealth::kHung) entry.state.health = CollectorHealth::kOk;
+      }
+      shared->lane_done.notify_all();
+    }
+  }
+
+  void RunCollectors(const Tick& tick, MetricBatch& batch) {
+    for (auto& entry : entries) {
+      {
+        std::lock_guard guard(shared->mutex);
+        if (!tick.final && tick.index < entry.retry_at_tick) continue;
+      }
+      const size_t before = batch.items().size();
+      const auto started = Clock::now();
+      std::optional<std::string> error;
+      try {
+        auto status = entry.collector->Collect(tick, batch);
+        if (!status) error = status.error();
+      } catch (const std::exception& e) {
+        error = fmt::format("unexpected exception: {}", e.what());
+      } catch (...) {
+        error = "unexpected exception";
+      }
+      const double millis = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+      const bool produced = batch.items().size() > before;
+      std::string message;
+      {
+        std::lock_guard guard(shared->mutex);
+        CollectorState& state = entry.state;
+        const CollectorHealth previous = state.health;
+        state.last_millis = millis;
+        if (!error) {
+          state.health = CollectorHealth::kOk;
+          state.message.clear();
+          state.consecutive_failures = 0;
+          ++state.collections;
+          if (previous == CollectorHealth::kFailing || previous == CollectorHealth::kDegraded) {
+            message = fmt::format("collector {} recovered", state.name);
+          }
+        } else if (produced) {
+          ++state.collections;
+          state.consecutive_failures = 0;
+          if (previous != CollectorHealth::kDegraded || state.message != *error) {
+            message = fmt::format("collector {}: {}", state.name, *error);
+          }
+          state.health = CollectorHealth::kDegraded;
+          state.message = *error;
+        } else {
+          ++state.consecutive_failures;
+          const uint64_t backoff = std::min<uint64_t>(
+              uint64_t{1} << std::min(state.consecutive_failures - 1, 20u), max_backoff_ticks);
+          entry.retry_at_tick = tick.index + backoff;
+          if (previous != CollectorHealth::kFailing || state.message != *error) {
+            message = fmt::format("collector {} failed: {} (retrying with backoff)", state.name, *error);
+          }
+          state.health = CollectorHealth::kFailing;
+          state.message = *error;
+        }
+        if (!message.empty() && shared->log) shared->log(message);
+      }
+    }
+  }
+};
+
+Sampler::Sampler(std::vector<CollectorSpec> collectors, SamplerOptions options, Sink sink, Logger log)
+    : options_(options), sink_(std::move(sink)), shared_(std::make_shared<Shared>()) {
+  shared_->log = std::move(log);
+  const uint64_t max_backoff_ticks = std::max<uint64_t>(
+      1, static_cast<uint64_t>(std::ceil(options_.max_backoff_seconds / std::max(options_.interval_seconds, 1e-3))));
+  std::map<std::string, std::shared_ptr<Lane>> by_name;
+  for (auto& spec : collectors) {
+    auto& lane = by_name[spec.lane];
+    if (!lane) {
+      lane = std::make_shared<Lane>();
+      lane->name = spec.lane;
+      lane->shared = shared_;
+      lane->max_backoff_ticks = max_backoff_ticks;
+      lanes_.push_back(lane);
+    }
+    CollectorState state;
+    state.name = std::string(spec.collector->Name());
+    state.lane = spec.lane;
+    lane->entries.push_back({std::move(spec.collector), std::move(state), 0});
+  }
+  for (auto& lane : lanes_) {
+    lane->thread = std::thread([lane] { lane->Loop(); });
+  }
+}
+
+Sampler::~Sampler() {
+  std::vector<std::shared_ptr<Lane>> hung;
+  {
+    std::lock_guard guard(shared_->mutex);
+    for (auto& lane : lanes_) {
+      lane->quit = true;
+      lane->work.notify_all();
+    }
+  }
+  for (auto& lane : lanes_) {
+    bool busy;
+    {
+      std::lock_guard guard(shared_->mutex);
+      busy = lane->busy;
+    }
+    // A lane stuck in a call cannot be interrupted; it owns its state and ends with the process.
+    if (busy) {
+      lane->thread.detach();
+    } else {
+      lane->thread.join();
+    }
+  }
+}
+
+void Sampler::Stop() {
+  std::lock_guard guard(shared_->mutex);
+  shared_->stop = true;
+  shared_->wake.notify_all();
+}
+
+std::vector<CollectorState> Sampler::States() const {
+  std::lock_guard guard(shared_->mutex);
+  std::vector<CollectorState> states;
+  for (const auto& lane : lanes_) {
+    for (const auto& entry : lane->entries) states.push_back(entry.state);
+  }
+  return states;
+}
+
+double Sampler::LaneTimeoutSeconds() const {
+  if (options_.lane_timeout_seconds) return *options_.lane_timeout_seconds;
+  return std::min(options_.interval_seconds * 0.5, 5.0);
+}
+
+void Sampler::DrainLate(std::vector<Sample>& late) {
+  // Called with the mutex held: results of earlier ticks that arrived after their deadline.
+  for (auto& lane : lanes_) {
+    for (auto it = lane->done.begin(); it != lane->done.end();) {
+      Sample sample;
+      sample.timestamp = it->tick.wall_seconds;
+      sample.runtime = std::chrono::duration<double>(it->tick.monotonic - start_).count();
+      sample.late = true;
+      sample.metrics = std::move(it->batch);
+      if (!sample.metrics.empty()) late.push_back(std::move(sample));
+      it = lane->done.erase(it);
+    }
+  }
+}
+
+void Sampler::EmitTick(const Tick& tick, Clock::time_point started) {
+  std::vector<Sample> late;
+  Sample sample;
+  sample.timestamp = tick.wall_seconds;
+  sample.runtime = std::chrono::duration<double>(started - start_).count();
+  {
+    std::unique_lock lock(shared_->mutex);
+    DrainLate(late);
+    std::vector<Lane*> waiting;
+    for (auto& lane : lanes_) {
+      if (lane->busy) {
+        if (!lane->reported_hung) {
+          lane->reported_hung = true;
+          const double seconds = std::chrono::duration<double>(started - lane->busy_since).count();
+          if (shared_->log) {
+            shared_->log(fmt::format("lane {} has not returned for {:.1f} s; skipping it until it does", lane->name, seconds));
+          }
+        }
+        for (auto& entry : lane->entries) entry.state.health = CollectorHealth::kHung;
+        continue;
+      }
+      lane->busy = true;
+      lane->busy_since = started;
+      lane->pending = tick;
+      lane->work.notify_one();
+      waiting.push_back(lane.get());
+    }
+    const auto deadline = started + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(LaneTimeoutSeconds()));
+    shared_->lane_done.wait_until(lock, deadline, [&] {
+      return std::all_of(waiting.begin(), waiting.end(), [](Lane* lane) { return !lane->busy; });
+    });
+    // Merge in lane order what arrived for this tick.
+    for (auto& lane : lanes_) {
+      for (auto it = lane->done.begin(); it != lane->done.end();) {
+        if (it->tick.index == tick.index && it->tick.final == tick.final) {
+          for (auto& metric : it->batch.items()) sample.metrics.Add(std::move(metric.key), metric.value);
+          it = lane->done.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+  }
+  sample.metrics.Add("runmon.sampleMillis", std::chrono::duration<double, std::milli>(Clock::now() - started).count());
+  for (const auto& l : late) sink_(l);
+  sink_(sample);
+  ++emitted_;
+}
+
+void Sampler::Run() {
+  start_ = Clock::now();
+  start_wall_ = WallNow();
+  const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.interval_seconds));
+  uint64_t index = 0;
+  for (;;) {
+    const auto due = start_ + interval * static_cast<Clock::rep>(index);
+    bool stopping;
+    {
+      std::unique_lock lock(shared_->mutex);
+      shared_->wake.wait_until(lock, due, [&] { return shared_->stop; });
+      stopping = shared_->stop;
+    }
+    const auto started = Clock::now();
+    Tick tick{stopping ? started : due, WallNow(), index, stopping};
+    EmitTick(tick, started);
+    if (stopping) break;
+    if (options_.max_samples && emitted_ >= *options_.max_samples) break;
+    // Next tick on the original grid; skip the ones already missed.
+    const auto now = Clock::now();
+    ++index;
+    if (start_ + interval * static_cast<Clock::rep>(index) < now) {
+      index = static_cast<uint64_t>((now - start_) / interval) + 1;
+    }
+  }
+  // Late values of the last ticks still get out if their lanes finish within one timeout.
+  std::vector<Sample> late;
+  {
+    std::unique_lock lock(shared_->mutex);
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(LaneTimeoutSeconds()));
+    shared_->lane_done.wait_until(lock, deadline, [&] {
+      return std::none_of(lanes_.begin(), lanes_.end(), [](const auto& lane) { return lane->busy; });
+    });
+    DrainLate(late);
+  }
+  for (const auto& l : late) sink_(l);
+}
+
+}  // namespace runmon

@@ -1,0 +1,79 @@
+// The sampler: the one writer of samples. It ticks on the monotonic clock at t = 0, every interval (no
+// drift: tick k is due at start + k x interval; a pass that overruns skips the ticks it missed rather than
+// bursting), and once more when stopped. Collectors run in lanes, one thread each; at every tick each idle
+// lane is handed the tick and the sampler waits for the lanes up to a deadline, then emits one sample with
+// every value that arrived. A lane that misses the deadline is not waited for again: its values are emitted
+// later as a "late" sample stamped with their own tick, and while it is still busy at the next tick it is
+// reported hung and skipped. A collector that fails is retried with exponential backoff (1, 2, 4, ... ticks,
+// at most about a minute); its state is visible through States() and every change is logged.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectors/builtin.hpp"
+#include "core/sample.hpp"
+
+namespace runmon {
+
+struct SamplerOptions {
+  double interval_seconds = 15.0;
+  std::optional<uint64_t> max_samples;  // stop after this many samples (no extra final sample)
+  // How long a tick waits for its lanes; unset: half the interval, at most 5 s.
+  std::optional<double> lane_timeout_seconds;
+  double max_backoff_seconds = 60.0;
+};
+
+enum class CollectorHealth { kOk, kDegraded, kFailing, kHung };
+std::string_view CollectorHealthName(CollectorHealth health);
+
+struct CollectorState {
+  std::string name;
+  std::string lane;
+  CollectorHealth health = CollectorHealth::kOk;
+  std::string message;                 // the last error, when not ok
+  unsigned consecutive_failures = 0;
+  uint64_t collections = 0;            // successful or degraded passes
+  double last_millis = 0;              // duration of its last Collect
+};
+
+class Sampler {
+ public:
+  using Sink = std::function<void(const Sample&)>;
+  using Logger = std::function<void(const std::string&)>;
+
+  Sampler(std::vector<CollectorSpec> collectors, SamplerOptions options, Sink sink, Logger log);
+  ~Sampler();
+  Sampler(const Sampler&) = delete;
+  Sampler& operator=(const Sampler&) = delete;
+
+  // Samples until Stop() (then takes the final sample) or until max_samples have been emitted.
+  void Run();
+  // Thread-safe; makes Run take its final sample and return.
+  void Stop();
+  std::vector<CollectorState> States() const;
+
+ private:
+  struct Lane;
+  struct Shared;
+
+  void EmitTick(const Tick& tick, std::chrono::steady_clock::time_point started);
+  void DrainLate(std::vector<Sample>& late);
+  double LaneTimeoutSeconds() const;
+
+  SamplerOptions options_;
+  Sink sink_;
+  std::shared_ptr<Shared> shared_;
+  std::vector<std::shared_ptr<Lane>> lanes_;
+  std::chrono::steady_clock::time_point start_;
+  double start_wall_ = 0;
+  uint64_t emitted_ = 0;
+};
+
+}  // namespace runmon
