@@ -139,7 +139,7 @@ class StopSignals {
   std::atomic<int> received_{0};
 };
 
-int RunSample(const SamplerFlags& flags, bool once, std::optional<uint64_t> count, bool json) {
+int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> count, bool json) {
   auto settings = flags.Resolve();
   if (!settings) {
     Warn(settings.error());
@@ -162,11 +162,11 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<uint64_t> coun
   options.interval_seconds = settings->interval_seconds;
   if (once) count = 1;
   if (count) {
-    if (*count == 0) {
+    if (*count < 1) {
       Warn("--count must be at least 1");
       return 2;
     }
-    options.max_samples = *count;
+    options.max_samples = static_cast<uint64_t>(*count);
   }
   ::signal(SIGPIPE, SIG_IGN);
   std::atomic<bool> output_failed{false};
@@ -216,7 +216,7 @@ int RunCommandLine(int argc, char** argv) {
 
   SamplerFlags sample_flags;
   bool once = false, json = false;
-  std::optional<uint64_t> count;
+  std::optional<long long> count;
   auto* sample = app.add_subcommand("sample", "Sample the host and a process tree; print each sample");
   sample_flags.AddTo(*sample);
   sample->add_flag("--once", once, "Take one sample and exit");

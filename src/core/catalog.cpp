@@ -85,7 +85,7 @@ constexpr std::array kDefinitions = {
     MetricDefinition{"runmon.rssMB", "runmon RSS", "MiB", MetricKind::kGauge, "runmon",
                      "Resident set size of runmon itself."},
     MetricDefinition{"runmon.sampleMillis", "runmon sample time", "ms", MetricKind::kGauge, "runmon",
-                     "Wall time the previous sampling pass took, from its tick to its last lane."},
+                     "Wall time this sampling pass took, from its tick until its last lane returned (or its deadline)."},
 };
 
 }  // namespace
