@@ -44,29 +44,37 @@ struct Sampler::Shared {
   Logger log;
 };
 
+struct Sampler::LaneEntry {
+  std::unique_ptr<Collector> collector;
+  CollectorState state;
+  uint64_t retry_at_tick = 0;
+  Lane* owner = nullptr;  // guarded by shared->mutex: the lane that runs it now
+};
+
 struct Sampler::Lane {
-  struct Entry {
-    std::unique_ptr<Collector> collector;
-    CollectorState state;
-    uint64_t retry_at_tick = 0;
-  };
+  using Entry = LaneEntry;
   struct Done {
     Tick tick;
     MetricBatch batch;
   };
 
   std::string name;
-  std::vector<Entry> entries;
+  std::vector<std::shared_ptr<Entry>> entries;  // guarded by shared->mutex
   std::shared_ptr<Shared> shared;
   std::condition_variable work;
   std::optional<Tick> pending;  // guarded by shared->mutex
   bool busy = false;
   bool quit = false;
   bool reported_hung = false;
+  Entry* running = nullptr;  // the entry inside Collect; guarded by shared->mutex
   Clock::time_point busy_since;
   std::vector<Done> done;
   uint64_t max_backoff_ticks = 1;
   std::thread thread;
+
+  void Start(const std::shared_ptr<Lane>& self) {
+    thread = std::thread([self] { self->Loop(); });
+  }
 
   void Loop() {
     std::unique_lock lock(shared->mutex);
@@ -75,9 +83,10 @@ struct Sampler::Lane {
       if (quit) return;
       const Tick tick = *pending;
       pending.reset();
+      const auto list = entries;  // a lane split during this pass must not change what is iterated
       lock.unlock();
       MetricBatch batch;
-      RunCollectors(tick, batch);
+      RunCollectors(tick, list, batch);
       lock.lock();
       done.push_back({tick, std::move(batch)});
       busy = false;
@@ -85,18 +94,19 @@ struct Sampler::Lane {
         reported_hung = false;
         if (shared->log) shared->log(fmt::format("lane {} returned after being hung", name));
       }
-      for (auto& entry : entries) {
-        if (entry.state.health == CollectorHealth::kHung) entry.state.health = CollectorHealth::kOk;
-      }
       shared->lane_done.notify_all();
     }
   }
 
-  void RunCollectors(const Tick& tick, MetricBatch& batch) {
-    for (auto& entry : entries) {
+  void RunCollectors(const Tick& tick, const std::vector<std::shared_ptr<Entry>>& list, MetricBatch& batch) {
+    for (const auto& shared_entry : list) {
+      Entry& entry = *shared_entry;
       {
         std::lock_guard guard(shared->mutex);
+        // Moved to another lane while this one was stuck: that lane runs it now.
+        if (entry.owner != this) continue;
         if (!tick.final && tick.index < entry.retry_at_tick) continue;
+        running = &entry;
       }
       const size_t before = batch.items().size();
       const auto started = Clock::now();
@@ -111,42 +121,45 @@ struct Sampler::Lane {
       }
       const double millis = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
       const bool produced = batch.items().size() > before;
-      std::string message;
-      {
-        std::lock_guard guard(shared->mutex);
-        CollectorState& state = entry.state;
-        const CollectorHealth previous = state.health;
-        state.last_millis = millis;
-        if (!error) {
-          state.health = CollectorHealth::kOk;
-          state.message.clear();
-          state.consecutive_failures = 0;
-          ++state.collections;
-          if (previous == CollectorHealth::kFailing || previous == CollectorHealth::kDegraded) {
-            message = fmt::format("collector {} recovered", state.name);
-          }
-        } else if (produced) {
-          ++state.collections;
-          state.consecutive_failures = 0;
-          if (previous != CollectorHealth::kDegraded || state.message != *error) {
-            message = fmt::format("collector {}: {}", state.name, *error);
-          }
-          state.health = CollectorHealth::kDegraded;
-          state.message = *error;
-        } else {
-          ++state.consecutive_failures;
-          const uint64_t backoff = std::min<uint64_t>(
-              uint64_t{1} << std::min(state.consecutive_failures - 1, 20u), max_backoff_ticks);
-          entry.retry_at_tick = tick.index + backoff;
-          if (previous != CollectorHealth::kFailing || state.message != *error) {
-            message = fmt::format("collector {} failed: {} (retrying with backoff)", state.name, *error);
-          }
-          state.health = CollectorHealth::kFailing;
-          state.message = *error;
-        }
-        if (!message.empty() && shared->log) shared->log(message);
-      }
+      std::lock_guard guard(shared->mutex);
+      running = nullptr;
+      UpdateState(entry, tick, error, produced, millis);
     }
+  }
+
+  // Called with the mutex held.
+  void UpdateState(Entry& entry, const Tick& tick, const std::optional<std::string>& error, bool produced,
+                   double millis) {
+    CollectorState& state = entry.state;
+    const CollectorHealth previous = state.health;
+    state.last_millis = millis;
+    std::string message;
+    if (!error) {
+      state.health = CollectorHealth::kOk;
+      state.message.clear();
+      state.consecutive_failures = 0;
+      ++state.collections;
+      if (previous != CollectorHealth::kOk) message = fmt::format("collector {} recovered", state.name);
+    } else if (produced) {
+      ++state.collections;
+      state.consecutive_failures = 0;
+      if (previous != CollectorHealth::kDegraded || state.message != *error) {
+        message = fmt::format("collector {}: {}", state.name, *error);
+      }
+      state.health = CollectorHealth::kDegraded;
+      state.message = *error;
+    } else {
+      ++state.consecutive_failures;
+      const uint64_t backoff =
+          std::min<uint64_t>(uint64_t{1} << std::min(state.consecutive_failures - 1, 20u), max_backoff_ticks);
+      entry.retry_at_tick = tick.index + backoff;
+      if (previous != CollectorHealth::kFailing || state.message != *error) {
+        message = fmt::format("collector {} failed: {} (retrying with backoff)", state.name, *error);
+      }
+      state.health = CollectorHealth::kFailing;
+      state.message = *error;
+    }
+    if (!message.empty() && shared->log) shared->log(message);
   }
 };
 
@@ -165,14 +178,14 @@ Sampler::Sampler(std::vector<CollectorSpec> collectors, SamplerOptions options, 
       lane->max_backoff_ticks = max_backoff_ticks;
       lanes_.push_back(lane);
     }
-    CollectorState state;
-    state.name = std::string(spec.collector->Name());
-    state.lane = spec.lane;
-    lane->entries.push_back({std::move(spec.collector), std::move(state), 0});
+    auto entry = std::make_shared<Lane::Entry>();
+    entry->state.name = std::string(spec.collector->Name());
+    entry->state.lane = spec.lane;
+    entry->collector = std::move(spec.collector);
+    entry->owner = lane.get();
+    lane->entries.push_back(std::move(entry));
   }
-  for (auto& lane : lanes_) {
-    lane->thread = std::thread([lane] { lane->Loop(); });
-  }
+  for (auto& lane : lanes_) lane->Start(lane);
 }
 
 Sampler::~Sampler() {
@@ -209,7 +222,7 @@ std::vector<CollectorState> Sampler::States() const {
   std::lock_guard guard(shared_->mutex);
   std::vector<CollectorState> states;
   for (const auto& lane : lanes_) {
-    for (const auto& entry : lane->entries) states.push_back(entry.state);
+    for (const auto& entry : lane->entries) states.push_back(entry->state);
   }
   return states;
 }
@@ -234,6 +247,38 @@ void Sampler::DrainLate(std::vector<Sample>& late) {
   }
 }
 
+void Sampler::Trigger(Lane& lane, const Tick& tick, Clock::time_point started) {
+  lane.busy = true;
+  lane.busy_since = started;
+  lane.pending = tick;
+  lane.work.notify_one();
+}
+
+std::shared_ptr<Sampler::Lane> Sampler::SplitOff(Lane& stuck_lane, Lane::Entry& stuck) {
+  // The stuck collector keeps its thread; every other collector of its lane moves to a new lane, so one
+  // hung call delays nothing else for more than one deadline.
+  auto lane = std::make_shared<Lane>();
+  lane->name = fmt::format("{}~{}", stuck_lane.name, ++lanes_split_);
+  lane->shared = shared_;
+  lane->max_backoff_ticks = stuck_lane.max_backoff_ticks;
+  std::vector<std::shared_ptr<Lane::Entry>> keep;
+  for (auto& entry : stuck_lane.entries) {
+    if (entry.get() == &stuck) {
+      keep.push_back(entry);
+    } else {
+      entry->owner = lane.get();
+      entry->state.lane = lane->name;
+      lane->entries.push_back(entry);
+    }
+  }
+  stuck_lane.entries = std::move(keep);
+  if (shared_->log) {
+    shared_->log(fmt::format("collector {} is stuck in lane {}; its other collectors continue in lane {}",
+                             stuck.state.name, stuck_lane.name, lane->name));
+  }
+  return lane;
+}
+
 void Sampler::EmitTick(const Tick& tick, Clock::time_point started) {
   std::vector<Sample> late;
   Sample sample;
@@ -243,22 +288,32 @@ void Sampler::EmitTick(const Tick& tick, Clock::time_point started) {
     std::unique_lock lock(shared_->mutex);
     DrainLate(late);
     std::vector<Lane*> waiting;
+    std::vector<std::shared_ptr<Lane>> split_off;
     for (auto& lane : lanes_) {
       if (lane->busy) {
         if (!lane->reported_hung) {
           lane->reported_hung = true;
           const double seconds = std::chrono::duration<double>(started - lane->busy_since).count();
           if (shared_->log) {
-            shared_->log(fmt::format("lane {} has not returned for {:.1f} s; skipping it until it does", lane->name, seconds));
+            shared_->log(fmt::format("lane {} has not returned for {:.1f} s; skipping it until it does", lane->name,
+                                     seconds));
           }
         }
-        for (auto& entry : lane->entries) entry.state.health = CollectorHealth::kHung;
+        if (Lane::Entry* stuck = lane->running) {
+          stuck->state.health = CollectorHealth::kHung;
+          stuck->state.message = fmt::format("has not returned for {:.1f} s",
+                                             std::chrono::duration<double>(started - lane->busy_since).count());
+          if (lane->entries.size() > 1) split_off.push_back(SplitOff(*lane, *stuck));
+        }
         continue;
       }
-      lane->busy = true;
-      lane->busy_since = started;
-      lane->pending = tick;
-      lane->work.notify_one();
+      Trigger(*lane, tick, started);
+      waiting.push_back(lane.get());
+    }
+    for (auto& lane : split_off) {
+      lanes_.push_back(lane);
+      lane->Start(lane);
+      Trigger(*lane, tick, started);
       waiting.push_back(lane.get());
     }
     const auto deadline = started + std::chrono::duration_cast<Clock::duration>(

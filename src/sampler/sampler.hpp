@@ -4,7 +4,8 @@
 // lane is handed the tick and the sampler waits for the lanes up to a deadline, then emits one sample with
 // every value that arrived. A lane that misses the deadline is not waited for again: its values are emitted
 // later as a "late" sample stamped with their own tick, and while it is still busy at the next tick it is
-// reported hung and skipped. A collector that fails is retried with exponential backoff (1, 2, 4, ... ticks,
+// reported hung and skipped; the collector stuck in it keeps that thread and the lane's other collectors
+// move to a new lane, so they are delayed by one deadline at most. A collector that fails is retried with exponential backoff (1, 2, 4, ... ticks,
 // at most about a minute); its state is visible through States() and every change is logged.
 #pragma once
 
@@ -61,9 +62,12 @@ class Sampler {
 
  private:
   struct Lane;
+  struct LaneEntry;
   struct Shared;
 
   void EmitTick(const Tick& tick, std::chrono::steady_clock::time_point started);
+  void Trigger(Lane& lane, const Tick& tick, std::chrono::steady_clock::time_point started);
+  std::shared_ptr<Lane> SplitOff(Lane& stuck_lane, LaneEntry& stuck);
   void DrainLate(std::vector<Sample>& late);
   double LaneTimeoutSeconds() const;
 
@@ -74,6 +78,7 @@ class Sampler {
   std::chrono::steady_clock::time_point start_;
   double start_wall_ = 0;
   uint64_t emitted_ = 0;
+  unsigned lanes_split_ = 0;
 };
 
 }  // namespace runmon
