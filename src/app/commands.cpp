@@ -15,8 +15,8 @@
 #include <iostream>
 #include <thread>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "app/output.hpp"
@@ -36,7 +36,9 @@ std::vector<std::string> EnvironmentStrings() {
   return out;
 }
 
-void Warn(const std::string& message) { fmt::print(stderr, "runmon: {}\n", message); }
+void Warn(const std::string& message) {
+  fmt::print(stderr, "runmon: {}\n", message);
+}
 
 // Options shared by the commands that sample.
 struct SamplerFlags {
@@ -50,20 +52,25 @@ struct SamplerFlags {
   std::string root;
 
   void AddTo(CLI::App& app) {
-    app.add_option("--interval", interval, "Sampling interval: seconds (0.5) or with a unit (500ms, 15s, 2m); "
-                                           "at least 0.1 s; default 15s")
+    app.add_option("--interval", interval,
+                   "Sampling interval: seconds (0.5) or with a unit (500ms, 15s, 2m); "
+                   "at least 0.1 s; default 15s")
         ->type_name("DURATION");
-    app.add_option("--pid", pid, "Process to monitor with its descendants (default: runmon's parent; 0 turns "
-                                 "process metrics off)");
-    app.add_flag("--no-process-tree", no_process_tree, "Monitor only the process itself, not its descendants");
+    app.add_option("--pid", pid,
+                   "Process to monitor with its descendants (default: runmon's parent; 0 turns "
+                   "process metrics off)");
+    app.add_flag("--no-process-tree", no_process_tree,
+                 "Monitor only the process itself, not its descendants");
     app.add_flag("--per-core", per_core, "Also report each logical CPU (cpu.{i}.cpu_percent)");
     app.add_flag("--no-cgroup", no_cgroup, "Ignore cgroup limits (host totals as denominators)");
-    app.add_option("--disk-path", disk_paths, "Filesystem path to report usage and I/O for (repeatable; default /)")
+    app.add_option("--disk-path", disk_paths,
+                   "Filesystem path to report usage and I/O for (repeatable; default /)")
         ->type_name("PATH");
     app.add_option("--set", assignments, "W&B setting, e.g. --set x_stats_sampling_interval=1 (repeatable)")
         ->type_name("x_stats_NAME=VALUE");
-    app.add_option("--root", root, "Read proc, sys and etc under this directory instead of the host's (tests, "
-                                   "containers with the host's trees mounted)")
+    app.add_option("--root", root,
+                   "Read proc, sys and etc under this directory instead of the host's (tests, "
+                   "containers with the host's trees mounted)")
         ->group("");
   }
 
@@ -77,7 +84,8 @@ struct SamplerFlags {
     if (!interval.empty()) {
       auto seconds = ParseDurationSeconds(interval);
       if (!seconds) return Error{fmt::format("--interval: {}", seconds.error())};
-      if (*seconds < kMinIntervalSeconds) return Error{fmt::format("--interval: at least {} s", kMinIntervalSeconds)};
+      if (*seconds < kMinIntervalSeconds)
+        return Error{fmt::format("--interval: at least {} s", kMinIntervalSeconds)};
       settings.interval_seconds = *seconds;
     }
     if (pid) settings.pid = *pid;

@@ -1,4 +1,6 @@
 // runmon's entry point.
 #include "app/commands.hpp"
 
-int main(int argc, char** argv) { return runmon::RunCommandLine(argc, argv); }
+int main(int argc, char** argv) {
+  return runmon::RunCommandLine(argc, argv);
+}

@@ -17,10 +17,14 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
   const unsigned char lead = byte(i);
   size_t length = 0;
   uint32_t min = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) length = 2, min = 0x80;
-  else if (lead >= 0xE0 && lead <= 0xEF) length = 3, min = 0x800;
-  else if (lead >= 0xF0 && lead <= 0xF4) length = 4, min = 0x10000;
-  else return 0;
+  if (lead >= 0xC2 && lead <= 0xDF)
+    length = 2, min = 0x80;
+  else if (lead >= 0xE0 && lead <= 0xEF)
+    length = 3, min = 0x800;
+  else if (lead >= 0xF0 && lead <= 0xF4)
+    length = 4, min = 0x10000;
+  else
+    return 0;
   if (i + length > s.size()) return 0;
   uint32_t code = lead & (0xFF >> (length + 1));
   for (size_t k = 1; k < length; ++k) {
@@ -61,7 +65,8 @@ void AppendJsonString(std::string& out, std::string_view text) {
 std::string FormatSampleJson(const Sample& sample) {
   std::string out;
   out.reserve(64 + sample.metrics.items().size() * 40);
-  fmt::format_to(std::back_inserter(out), "{{\"_timestamp\":{},\"_runtime\":{}", sample.timestamp, sample.runtime);
+  fmt::format_to(std::back_inserter(out), "{{\"_timestamp\":{},\"_runtime\":{}", sample.timestamp,
+                 sample.runtime);
   if (sample.late) out += ",\"_late\":true";
   for (const auto& metric : sample.metrics.items()) {
     if (!std::isfinite(metric.value)) continue;
@@ -79,15 +84,16 @@ std::string FormatSampleTable(const Sample& sample, uint64_t number) {
   localtime_r(&seconds, &local);
   char when[32];
   std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &local);
-  std::string out = fmt::format("sample {}{} at {} (runtime {:.1f} s)\n", number, sample.late ? " (late values)" : "",
-                                when, sample.runtime);
+  std::string out = fmt::format("sample {}{} at {} (runtime {:.1f} s)\n", number,
+                                sample.late ? " (late values)" : "", when, sample.runtime);
   size_t width = 0;
   for (const auto& metric : sample.metrics.items()) width = std::max(width, metric.key.size());
   for (const auto& metric : sample.metrics.items()) {
     const MetricDefinition* definition = FindMetricDefinition(metric.key);
     const std::string_view unit = definition ? definition->unit : "";
     const std::string_view title = definition ? definition->title : "";
-    fmt::format_to(std::back_inserter(out), "  {:<{}}  {:>14.6g} {:<7} {}\n", metric.key, width, metric.value, unit, title);
+    fmt::format_to(std::back_inserter(out), "  {:<{}}  {:>14.6g} {:<7} {}\n", metric.key, width, metric.value,
+                   unit, title);
   }
   return out;
 }

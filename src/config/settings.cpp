@@ -81,8 +81,21 @@ Status ValidateJson(std::string_view text, bool want_object_or_array) {
   return OkStatus();
 }
 
-enum class SettingKind { kInterval, kPid, kTree, kNoCgroup, kDiskPaths, kCpuCount, kCpuLogicalCount,
-                         kGpuCount, kGpuType, kPerCore, kJsonOther, kStringOther, kIntOther };
+enum class SettingKind {
+  kInterval,
+  kPid,
+  kTree,
+  kNoCgroup,
+  kDiskPaths,
+  kCpuCount,
+  kCpuLogicalCount,
+  kGpuCount,
+  kGpuType,
+  kPerCore,
+  kJsonOther,
+  kStringOther,
+  kIntOther
+};
 
 struct KnownSetting {
   std::string_view name;
@@ -214,8 +227,8 @@ Status ApplyWandbSetting(Settings& settings, std::string_view name, std::string_
       return OkStatus();
     }
   }
-  return Error{fmt::format("unknown setting '{}' (known: {})", name,
-                           fmt::join(KnownWandbSettingNames(), ", "))};
+  return Error{
+      fmt::format("unknown setting '{}' (known: {})", name, fmt::join(KnownWandbSettingNames(), ", "))};
 }
 
 Status ApplySetAssignment(Settings& settings, std::string_view assignment) {

@@ -61,8 +61,8 @@ constexpr std::array kDefinitions = {
                      "Bytes sent since the first sample, all interfaces including loopback."},
     MetricDefinition{"network.recv", "Network received", "bytes", MetricKind::kSinceStart, "network",
                      "Bytes received since the first sample, all interfaces including loopback."},
-    MetricDefinition{"network.sentBytesPerSec", "Network send rate", "bytes/s", MetricKind::kRate,
-                     "network", "Bytes sent per second during the last interval."},
+    MetricDefinition{"network.sentBytesPerSec", "Network send rate", "bytes/s", MetricKind::kRate, "network",
+                     "Bytes sent per second during the last interval."},
     MetricDefinition{"network.recvBytesPerSec", "Network receive rate", "bytes/s", MetricKind::kRate,
                      "network", "Bytes received per second during the last interval."},
     // cgroup
@@ -84,13 +84,16 @@ constexpr std::array kDefinitions = {
                      "CPU used by runmon itself during the last interval, as a percentage of one CPU."},
     MetricDefinition{"runmon.rssMB", "runmon RSS", "MiB", MetricKind::kGauge, "runmon",
                      "Resident set size of runmon itself."},
-    MetricDefinition{"runmon.sampleMillis", "runmon sample time", "ms", MetricKind::kGauge, "runmon",
-                     "Wall time this sampling pass took, from its tick until its last lane returned (or its deadline)."},
+    MetricDefinition{
+        "runmon.sampleMillis", "runmon sample time", "ms", MetricKind::kGauge, "runmon",
+        "Wall time this sampling pass took, from its tick until its last lane returned (or its deadline)."},
 };
 
 }  // namespace
 
-std::span<const MetricDefinition> MetricCatalog() { return kDefinitions; }
+std::span<const MetricDefinition> MetricCatalog() {
+  return kDefinitions;
+}
 
 bool KeyMatchesPattern(std::string_view key, std::string_view pattern) {
   // Iterative glob where each {x} placeholder matches one or more characters.

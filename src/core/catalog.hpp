@@ -16,9 +16,9 @@ enum class MetricKind {
 };
 
 struct MetricDefinition {
-  std::string_view pattern;      // key, with {placeholders} for the variable parts
-  std::string_view title;        // short human title for charts and tables
-  std::string_view unit;         // "%", "MiB", "GiB", "bytes", "bytes/s", "MiB/s", "count", "CPUs", "ms"
+  std::string_view pattern;  // key, with {placeholders} for the variable parts
+  std::string_view title;    // short human title for charts and tables
+  std::string_view unit;     // "%", "MiB", "GiB", "bytes", "bytes/s", "MiB/s", "count", "CPUs", "ms"
   MetricKind kind;
   std::string_view source;       // collector family: cpu, memory, disk, network, process, cgroup, runmon
   std::string_view description;  // what it measures and how it is computed

@@ -15,7 +15,7 @@ struct Error {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : state_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
   Result(Error error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return std::holds_alternative<T>(state_); }
@@ -38,6 +38,8 @@ class [[nodiscard]] Result {
 // Status is a Result without a value.
 struct Ok {};
 using Status = Result<Ok>;
-inline Status OkStatus() { return Ok{}; }
+inline Status OkStatus() {
+  return Ok{};
+}
 
 }  // namespace runmon

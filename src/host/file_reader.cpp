@@ -20,7 +20,9 @@ std::string ErrnoMessage(const std::filesystem::path& path, int error_number) {
 }  // namespace
 
 KeptOpenFile::KeptOpenFile(KeptOpenFile&& other) noexcept
-    : path_(std::move(other.path_)), fd_(other.fd_), last_errno_(other.last_errno_),
+    : path_(std::move(other.path_)),
+      fd_(other.fd_),
+      last_errno_(other.last_errno_),
       buffer_(std::move(other.buffer_)) {
   other.fd_ = -1;
 }
@@ -37,7 +39,9 @@ KeptOpenFile& KeptOpenFile::operator=(KeptOpenFile&& other) noexcept {
   return *this;
 }
 
-KeptOpenFile::~KeptOpenFile() { Close(); }
+KeptOpenFile::~KeptOpenFile() {
+  Close();
+}
 
 void KeptOpenFile::Close() {
   if (fd_ >= 0) ::close(fd_);
@@ -96,6 +100,8 @@ Result<std::vector<std::string>> ListDirectory(const std::filesystem::path& path
   return names;
 }
 
-bool IsGoneErrno(int error_number) { return error_number == ENOENT || error_number == ESRCH; }
+bool IsGoneErrno(int error_number) {
+  return error_number == ENOENT || error_number == ESRCH;
+}
 
 }  // namespace runmon

@@ -6,12 +6,15 @@
 
 namespace runmon {
 
-HostPaths HostPaths::System() { return HostPaths{"/proc", "/sys", "/etc"}; }
+HostPaths HostPaths::System() {
+  return HostPaths{"/proc", "/sys", "/etc"};
+}
 
 std::filesystem::path HostPaths::MapMountPoint(const std::string& mount_point) const {
   const std::string_view point = mount_point;
-  for (const auto& [prefix, base] : {std::pair<std::string_view, const std::filesystem::path*>{"/sys", &sys},
-                                     std::pair<std::string_view, const std::filesystem::path*>{"/proc", &proc}}) {
+  for (const auto& [prefix, base] :
+       {std::pair<std::string_view, const std::filesystem::path*>{"/sys", &sys},
+        std::pair<std::string_view, const std::filesystem::path*>{"/proc", &proc}}) {
     if (point == prefix) return *base;
     if (point.starts_with(prefix) && point[prefix.size()] == '/') {
       return *base / std::filesystem::path(point.substr(prefix.size() + 1));
@@ -20,6 +23,8 @@ std::filesystem::path HostPaths::MapMountPoint(const std::string& mount_point) c
   return mount_point;
 }
 
-HostPaths HostPaths::Under(const std::filesystem::path& root) { return HostPaths{root / "proc", root / "sys", root / "etc"}; }
+HostPaths HostPaths::Under(const std::filesystem::path& root) {
+  return HostPaths{root / "proc", root / "sys", root / "etc"};
+}
 
 }  // namespace runmon

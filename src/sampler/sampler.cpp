@@ -38,8 +38,8 @@ std::string_view CollectorHealthName(CollectorHealth health) {
 
 struct Sampler::Shared {
   mutable std::mutex mutex;
-  std::condition_variable lane_done;   // a lane finished a tick
-  std::condition_variable wake;        // Stop() was called
+  std::condition_variable lane_done;  // a lane finished a tick
+  std::condition_variable wake;       // Stop() was called
   bool stop = false;
   Logger log;
 };
@@ -166,8 +166,9 @@ struct Sampler::Lane {
 Sampler::Sampler(std::vector<CollectorSpec> collectors, SamplerOptions options, Sink sink, Logger log)
     : options_(options), sink_(std::move(sink)), shared_(std::make_shared<Shared>()) {
   shared_->log = std::move(log);
-  const uint64_t max_backoff_ticks = std::max<uint64_t>(
-      1, static_cast<uint64_t>(std::ceil(options_.max_backoff_seconds / std::max(options_.interval_seconds, 1e-3))));
+  const uint64_t max_backoff_ticks =
+      std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(options_.max_backoff_seconds /
+                                                            std::max(options_.interval_seconds, 1e-3))));
   std::map<std::string, std::shared_ptr<Lane>> by_name;
   for (auto& spec : collectors) {
     auto& lane = by_name[spec.lane];
@@ -295,14 +296,15 @@ void Sampler::EmitTick(const Tick& tick, Clock::time_point started) {
           lane->reported_hung = true;
           const double seconds = std::chrono::duration<double>(started - lane->busy_since).count();
           if (shared_->log) {
-            shared_->log(fmt::format("lane {} has not returned for {:.1f} s; skipping it until it does", lane->name,
-                                     seconds));
+            shared_->log(fmt::format("lane {} has not returned for {:.1f} s; skipping it until it does",
+                                     lane->name, seconds));
           }
         }
         if (Lane::Entry* stuck = lane->running) {
           stuck->state.health = CollectorHealth::kHung;
-          stuck->state.message = fmt::format("has not returned for {:.1f} s",
-                                             std::chrono::duration<double>(started - lane->busy_since).count());
+          stuck->state.message =
+              fmt::format("has not returned for {:.1f} s",
+                          std::chrono::duration<double>(started - lane->busy_since).count());
           if (lane->entries.size() > 1) split_off.push_back(SplitOff(*lane, *stuck));
         }
         continue;
@@ -333,7 +335,8 @@ void Sampler::EmitTick(const Tick& tick, Clock::time_point started) {
       }
     }
   }
-  sample.metrics.Add("runmon.sampleMillis", std::chrono::duration<double, std::milli>(Clock::now() - started).count());
+  sample.metrics.Add("runmon.sampleMillis",
+                     std::chrono::duration<double, std::milli>(Clock::now() - started).count());
   for (const auto& l : late) sink_(l);
   sink_(sample);
   ++emitted_;
@@ -342,7 +345,8 @@ void Sampler::EmitTick(const Tick& tick, Clock::time_point started) {
 void Sampler::Run() {
   start_ = Clock::now();
   start_wall_ = WallNow();
-  const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.interval_seconds));
+  const auto interval =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.interval_seconds));
   uint64_t index = 0;
   for (;;) {
     const auto due = start_ + interval * static_cast<Clock::rep>(index);

@@ -5,8 +5,9 @@
 // every value that arrived. A lane that misses the deadline is not waited for again: its values are emitted
 // later as a "late" sample stamped with their own tick, and while it is still busy at the next tick it is
 // reported hung and skipped; the collector stuck in it keeps that thread and the lane's other collectors
-// move to a new lane, so they are delayed by one deadline at most. A collector that fails is retried with exponential backoff (1, 2, 4, ... ticks,
-// at most about a minute); its state is visible through States() and every change is logged.
+// move to a new lane, so they are delayed by one deadline at most. A collector that fails is retried with
+// exponential backoff (1, 2, 4, ... ticks, at most about a minute); its state is visible through States() and
+// every change is logged.
 #pragma once
 
 #include <chrono>
@@ -38,10 +39,10 @@ struct CollectorState {
   std::string name;
   std::string lane;
   CollectorHealth health = CollectorHealth::kOk;
-  std::string message;                 // the last error, when not ok
+  std::string message;  // the last error, when not ok
   unsigned consecutive_failures = 0;
-  uint64_t collections = 0;            // successful or degraded passes
-  double last_millis = 0;              // duration of its last Collect
+  uint64_t collections = 0;  // successful or degraded passes
+  double last_millis = 0;    // duration of its last Collect
 };
 
 class Sampler {

@@ -44,7 +44,8 @@ class CgroupCollector final : public Collector {
     }
     if (!limits_.memory_events_file.empty()) {
       if (auto text = events_file_.Read()) {
-        if (auto kills = FindKeyedValue(*text, "oom_kill")) out.Add("cgroup.memory.oomKills", static_cast<double>(*kills));
+        if (auto kills = FindKeyedValue(*text, "oom_kill"))
+          out.Add("cgroup.memory.oomKills", static_cast<double>(*kills));
       }
     }
     return OkStatus();

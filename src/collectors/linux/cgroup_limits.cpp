@@ -92,7 +92,8 @@ std::optional<double> CgroupLimits::CpuLimit() const {
   return limit;
 }
 
-CgroupLimits DetectCgroupLimits(const HostPaths& paths, const std::string& pid_dir, unsigned host_logical_cpus) {
+CgroupLimits DetectCgroupLimits(const HostPaths& paths, const std::string& pid_dir,
+                                unsigned host_logical_cpus) {
   CgroupLimits limits;
   const std::filesystem::path pid_path = paths.proc / pid_dir;
 
@@ -118,8 +119,8 @@ CgroupLimits DetectCgroupLimits(const HostPaths& paths, const std::string& pid_d
   for (const auto& entry : *memberships) {
     if (entry.hierarchy_id == 0 && entry.controllers.empty()) {
       limits.leaf = entry.path;
-      const auto mount = std::find_if(mounts->begin(), mounts->end(),
-                                      [](const Mount& m) { return m.fs_type == "cgroup2"; });
+      const auto mount =
+          std::find_if(mounts->begin(), mounts->end(), [](const Mount& m) { return m.fs_type == "cgroup2"; });
       if (mount != mounts->end()) v2_chain = ChainUnderMount(paths, *mount, entry.path);
       continue;
     }

@@ -14,12 +14,12 @@ namespace runmon {
 struct CgroupLimits {
   int memory_version = 0;  // 0: no memory limit found; else the hierarchy version it came from
   std::optional<uint64_t> memory_limit_bytes;
-  std::filesystem::path memory_usage_file;  // usage against that limit (memory.current / usage_in_bytes)
-  std::optional<double> cpu_quota;          // CPUs, from the tightest quota / period on the chain
-  std::optional<unsigned> affinity_cpus;    // Cpus_allowed_list, only when narrower than the host
-  std::filesystem::path cpu_stat_file;      // cpu.stat of the cgroup that holds the quota (throttling)
-  std::filesystem::path memory_events_file; // v2 memory.events or v1 memory.oom_control of the leaf
-  std::string leaf;                         // the process's cgroup path, for metadata
+  std::filesystem::path memory_usage_file;   // usage against that limit (memory.current / usage_in_bytes)
+  std::optional<double> cpu_quota;           // CPUs, from the tightest quota / period on the chain
+  std::optional<unsigned> affinity_cpus;     // Cpus_allowed_list, only when narrower than the host
+  std::filesystem::path cpu_stat_file;       // cpu.stat of the cgroup that holds the quota (throttling)
+  std::filesystem::path memory_events_file;  // v2 memory.events or v1 memory.oom_control of the leaf
+  std::string leaf;                          // the process's cgroup path, for metadata
 
   // The smaller positive of quota and affinity, or nullopt.
   std::optional<double> CpuLimit() const;
@@ -27,6 +27,7 @@ struct CgroupLimits {
 };
 
 // `pid_dir` is "self" or a PID: the process whose cgroup, mountinfo and status are read.
-CgroupLimits DetectCgroupLimits(const HostPaths& paths, const std::string& pid_dir, unsigned host_logical_cpus);
+CgroupLimits DetectCgroupLimits(const HostPaths& paths, const std::string& pid_dir,
+                                unsigned host_logical_cpus);
 
 }  // namespace runmon

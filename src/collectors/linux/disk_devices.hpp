@@ -15,9 +15,9 @@ namespace runmon {
 
 // `is_physical_whole_disk` says whether a diskstats name is a real disk rather than a partition or a
 // virtual device; it is consulted only for the fallback.
-std::vector<std::string> SelectDiskDevices(const std::vector<std::string>& disk_paths,
-                                           const std::vector<Mount>& mounts,
-                                           const std::vector<DiskStat>& disks,
-                                           const std::function<bool(const std::string&)>& is_physical_whole_disk);
+std::vector<std::string> SelectDiskDevices(
+    const std::vector<std::string>& disk_paths, const std::vector<Mount>& mounts,
+    const std::vector<DiskStat>& disks,
+    const std::function<bool(const std::string&)>& is_physical_whole_disk);
 
 }  // namespace runmon

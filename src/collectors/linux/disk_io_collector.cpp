@@ -32,7 +32,9 @@ std::string BaseName(const std::string& path) {
 class DiskIoCollector final : public Collector {
  public:
   explicit DiskIoCollector(const LinuxCollectorContext& ctx)
-      : paths_(ctx.paths), disk_paths_(ctx.settings.disk_paths), diskstats_file_(ctx.paths.Proc("diskstats")),
+      : paths_(ctx.paths),
+        disk_paths_(ctx.settings.disk_paths),
+        diskstats_file_(ctx.paths.Proc("diskstats")),
         clocks_(ctx.clocks) {}
 
   std::string_view Name() const override { return "disk_io"; }
@@ -50,9 +52,11 @@ class DiskIoCollector final : public Collector {
       if (it == devices_.end()) continue;
       Device& device = it->second;
       if (device.seen) {
-        const uint64_t r = disk.sectors_read >= device.last_read ? disk.sectors_read - device.last_read : disk.sectors_read;
-        const uint64_t w = disk.sectors_written >= device.last_written ? disk.sectors_written - device.last_written
-                                                                       : disk.sectors_written;
+        const uint64_t r =
+            disk.sectors_read >= device.last_read ? disk.sectors_read - device.last_read : disk.sectors_read;
+        const uint64_t w = disk.sectors_written >= device.last_written
+                               ? disk.sectors_written - device.last_written
+                               : disk.sectors_written;
         device.read_sectors += r;
         device.written_sectors += w;
         read_delta += r;
@@ -67,14 +71,18 @@ class DiskIoCollector final : public Collector {
       read_total += device.read_sectors;
       write_total += device.written_sectors;
       if (!device.seen) continue;
-      out.Add(fmt::format("disk.{}.in", name), static_cast<double>(device.read_sectors * kSectorBytes) / kMiB);
-      out.Add(fmt::format("disk.{}.out", name), static_cast<double>(device.written_sectors * kSectorBytes) / kMiB);
+      out.Add(fmt::format("disk.{}.in", name),
+              static_cast<double>(device.read_sectors * kSectorBytes) / kMiB);
+      out.Add(fmt::format("disk.{}.out", name),
+              static_cast<double>(device.written_sectors * kSectorBytes) / kMiB);
     }
     out.Add("disk.in", static_cast<double>(read_total * kSectorBytes) / kMiB);
     out.Add("disk.out", static_cast<double>(write_total * kSectorBytes) / kMiB);
     if (have_previous_ && now > last_time_) {
-      out.Add("disk.readMBPerSec", static_cast<double>(read_delta * kSectorBytes) / kMiB / (now - last_time_));
-      out.Add("disk.writeMBPerSec", static_cast<double>(write_delta * kSectorBytes) / kMiB / (now - last_time_));
+      out.Add("disk.readMBPerSec",
+              static_cast<double>(read_delta * kSectorBytes) / kMiB / (now - last_time_));
+      out.Add("disk.writeMBPerSec",
+              static_cast<double>(write_delta * kSectorBytes) / kMiB / (now - last_time_));
     }
     have_previous_ = true;
     last_time_ = now;
@@ -103,11 +111,11 @@ class DiskIoCollector final : public Collector {
         if (name.starts_with(virtual_prefix)) return false;
       }
       // Without sysfs a partition is recognised by a listed disk whose name is a prefix of it.
-      return std::none_of(names.begin(), names.end(), [&](const std::string& other) {
-        return other != name && name.starts_with(other);
-      });
+      return std::none_of(names.begin(), names.end(),
+                          [&](const std::string& other) { return other != name && name.starts_with(other); });
     };
-    for (const auto& name : SelectDiskDevices(disk_paths_, mounts, disks, is_physical)) devices_[name] = Device{};
+    for (const auto& name : SelectDiskDevices(disk_paths_, mounts, disks, is_physical))
+      devices_[name] = Device{};
   }
 
   HostPaths paths_;
@@ -122,10 +130,10 @@ class DiskIoCollector final : public Collector {
 
 }  // namespace
 
-std::vector<std::string> SelectDiskDevices(const std::vector<std::string>& disk_paths,
-                                           const std::vector<Mount>& mounts,
-                                           const std::vector<DiskStat>& disks,
-                                           const std::function<bool(const std::string&)>& is_physical_whole_disk) {
+std::vector<std::string> SelectDiskDevices(
+    const std::vector<std::string>& disk_paths, const std::vector<Mount>& mounts,
+    const std::vector<DiskStat>& disks,
+    const std::function<bool(const std::string&)>& is_physical_whole_disk) {
   std::set<std::string> chosen;
   for (const auto& raw : disk_paths) {
     std::error_code ec;

@@ -26,7 +26,8 @@ HostFacts DetectHostFacts(const HostPaths& paths, const Settings& settings, std:
   if (!settings.no_cgroup) {
     facts.cgroup = DetectCgroupLimits(paths, pid ? std::to_string(*pid) : "self", facts.logical_cpus);
     // A process that is already gone (or not visible) leaves the monitor's own cgroup as the best guess.
-    if (pid && facts.cgroup.leaf.empty()) facts.cgroup = DetectCgroupLimits(paths, "self", facts.logical_cpus);
+    if (pid && facts.cgroup.leaf.empty())
+      facts.cgroup = DetectCgroupLimits(paths, "self", facts.logical_cpus);
   }
   const long ticks = ::sysconf(_SC_CLK_TCK);
   if (ticks > 0) facts.clock_ticks_per_second = ticks;

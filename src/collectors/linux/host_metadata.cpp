@@ -35,7 +35,8 @@ unsigned CountPhysicalCores(const HostPaths& paths) {
     auto siblings = ReadFileToString(topology / "core_cpus_list");
     if (!siblings) siblings = ReadFileToString(topology / "thread_siblings_list");
     if (!siblings) continue;
-    // Cores on different packages can share sibling lists only if they share CPUs, so the list identifies the core.
+    // Cores on different packages can share sibling lists only if they share CPUs, so the list identifies the
+    // core.
     cores.insert(std::string(text::Trim(*siblings)));
   }
   return static_cast<unsigned>(cores.size());
@@ -44,7 +45,8 @@ unsigned CountPhysicalCores(const HostPaths& paths) {
 std::string OsString() {
   utsname names{};
   if (::uname(&names) != 0) return "Linux";
-  return fmt::format("{}-{}-{}-with-glibc{}", names.sysname, names.release, names.machine, gnu_get_libc_version());
+  return fmt::format("{}-{}-{}-with-glibc{}", names.sysname, names.release, names.machine,
+                     gnu_get_libc_version());
 }
 
 std::string HostName() {
@@ -55,7 +57,8 @@ std::string HostName() {
 
 }  // namespace
 
-nlohmann::json ProbeHostMetadata(const LinuxCollectorContext& ctx, const std::vector<std::string>& environment) {
+nlohmann::json ProbeHostMetadata(const LinuxCollectorContext& ctx,
+                                 const std::vector<std::string>& environment) {
   nlohmann::json meta = nlohmann::json::object();
   meta["os"] = OsString();
   if (auto host = HostName(); !host.empty()) meta["host"] = host;
@@ -72,12 +75,14 @@ nlohmann::json ProbeHostMetadata(const LinuxCollectorContext& ctx, const std::ve
   const long cpu_count_logical = ctx.settings.cpu_logical_count.value_or(logical);
   if (cpu_count > 0) meta["cpu_count"] = cpu_count;
   if (cpu_count_logical > 0) meta["cpu_count_logical"] = cpu_count_logical;
-  if (ctx.facts.memory_total_bytes > 0) meta["memory"] = {{"total", std::to_string(ctx.facts.memory_total_bytes)}};
+  if (ctx.facts.memory_total_bytes > 0)
+    meta["memory"] = {{"total", std::to_string(ctx.facts.memory_total_bytes)}};
 
   nlohmann::json disk = nlohmann::json::object();
   for (const auto& path : ctx.settings.disk_paths) {
     if (auto usage = ctx.stat_filesystem(path)) {
-      disk[path] = {{"total", std::to_string(usage->total_bytes)}, {"used", std::to_string(usage->used_bytes)}};
+      disk[path] = {{"total", std::to_string(usage->total_bytes)},
+                    {"used", std::to_string(usage->used_bytes)}};
     }
   }
   if (!disk.empty()) meta["disk"] = disk;
@@ -87,9 +92,15 @@ nlohmann::json ProbeHostMetadata(const LinuxCollectorContext& ctx, const std::ve
   nlohmann::json slurm = nlohmann::json::object();
   nlohmann::json scheduler = nlohmann::json::object();
   static const std::pair<std::string_view, std::string_view> kSchedulerVariables[] = {
-      {"RANK", "rank"}, {"LOCAL_RANK", "localRank"}, {"WORLD_SIZE", "worldSize"},
-      {"LOCAL_WORLD_SIZE", "localWorldSize"}, {"GROUP_RANK", "groupRank"}, {"SLURM_JOB_ID", "slurmJobId"},
-      {"SLURM_PROCID", "slurmProcId"}, {"SLURM_NODEID", "slurmNodeId"}, {"SLURM_JOB_NAME", "slurmJobName"}};
+      {"RANK", "rank"},
+      {"LOCAL_RANK", "localRank"},
+      {"WORLD_SIZE", "worldSize"},
+      {"LOCAL_WORLD_SIZE", "localWorldSize"},
+      {"GROUP_RANK", "groupRank"},
+      {"SLURM_JOB_ID", "slurmJobId"},
+      {"SLURM_PROCID", "slurmProcId"},
+      {"SLURM_NODEID", "slurmNodeId"},
+      {"SLURM_JOB_NAME", "slurmJobName"}};
   for (const auto& entry : environment) {
     const size_t eq = entry.find('=');
     if (eq == std::string::npos) continue;
@@ -97,7 +108,8 @@ nlohmann::json ProbeHostMetadata(const LinuxCollectorContext& ctx, const std::ve
     const std::string value = entry.substr(eq + 1);
     if (name.starts_with("SLURM_") && name.size() > 6) {
       std::string key(name.substr(6));
-      std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      std::transform(key.begin(), key.end(), key.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
       slurm[key] = value;
     }
     for (const auto& [variable, field] : kSchedulerVariables) {

@@ -17,7 +17,7 @@ namespace runmon {
 struct HostFacts {
   unsigned logical_cpus = 0;  // online logical CPUs (0 when unknown)
   uint64_t memory_total_bytes = 0;
-  CgroupLimits cgroup;        // empty with x_stats_no_cgroup
+  CgroupLimits cgroup;  // empty with x_stats_no_cgroup
   long clock_ticks_per_second = 100;
   long page_size_bytes = 4096;
 };
@@ -54,6 +54,7 @@ std::unique_ptr<Collector> MakeSelfCostCollector(const LinuxCollectorContext& ct
 
 // Static metadata in W&B's wandb-metadata.json layout plus runmon's additions (metrics.md A.3, B 11.4).
 // `environment` holds "NAME=VALUE" strings (scheduler identity comes from SLURM_*, RANK, ...).
-nlohmann::json ProbeHostMetadata(const LinuxCollectorContext& ctx, const std::vector<std::string>& environment);
+nlohmann::json ProbeHostMetadata(const LinuxCollectorContext& ctx,
+                                 const std::vector<std::string>& environment);
 
 }  // namespace runmon

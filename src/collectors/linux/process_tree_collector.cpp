@@ -46,15 +46,21 @@ struct Process {
 class ProcessTreeCollector final : public Collector {
  public:
   explicit ProcessTreeCollector(const LinuxCollectorContext& ctx)
-      : paths_(ctx.paths), clocks_(ctx.clocks), root_pid_(ctx.pid.value_or(0)),
-        track_tree_(ctx.settings.track_process_tree), ticks_per_second_(static_cast<double>(ctx.facts.clock_ticks_per_second)),
+      : paths_(ctx.paths),
+        clocks_(ctx.clocks),
+        root_pid_(ctx.pid.value_or(0)),
+        track_tree_(ctx.settings.track_process_tree),
+        ticks_per_second_(static_cast<double>(ctx.facts.clock_ticks_per_second)),
         page_bytes_(static_cast<double>(ctx.facts.page_size_bytes)) {
     available_cpus_ = ctx.facts.logical_cpus > 0 ? ctx.facts.logical_cpus : 1.0;
     if (auto limit = ctx.facts.cgroup.CpuLimit(); limit && *limit < available_cpus_) available_cpus_ = *limit;
-    memory_denominator_ = static_cast<double>(ctx.facts.cgroup.memory_limit_bytes.value_or(ctx.facts.memory_total_bytes));
+    memory_denominator_ =
+        static_cast<double>(ctx.facts.cgroup.memory_limit_bytes.value_or(ctx.facts.memory_total_bytes));
   }
 
-  std::string_view Name() const override { return scan_fallback_ ? "process_tree (full /proc scan)" : "process_tree"; }
+  std::string_view Name() const override {
+    return scan_fallback_ ? "process_tree (full /proc scan)" : "process_tree";
+  }
 
   Status Collect(const Tick&, MetricBatch& out) override {
     if (root_pid_ <= 0) return OkStatus();
@@ -216,7 +222,8 @@ class ProcessTreeCollector final : public Collector {
     if (!entries) return;
     std::unordered_map<long, std::vector<long>> children_of;
     for (const auto& name : *entries) {
-      if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      if (name.empty() ||
+          !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
         continue;
       }
       auto text = ReadFileToString(paths_.proc / name / "stat");

@@ -15,14 +15,17 @@ constexpr double kMiB = 1024.0 * 1024.0;
 double ProcessCpuSeconds() {
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 class SelfCostCollector final : public Collector {
  public:
   explicit SelfCostCollector(const LinuxCollectorContext& ctx)
-      : statm_file_(ctx.paths.Proc("self/statm")), clocks_(ctx.clocks),
+      : statm_file_(ctx.paths.Proc("self/statm")),
+        clocks_(ctx.clocks),
         page_bytes_(static_cast<double>(ctx.facts.page_size_bytes)) {
     last_cpu_ = ProcessCpuSeconds();
     last_time_ = clocks_.monotonic_seconds();
@@ -33,7 +36,8 @@ class SelfCostCollector final : public Collector {
   Status Collect(const Tick& tick, MetricBatch& out) override {
     const double cpu = ProcessCpuSeconds();
     const double now = clocks_.monotonic_seconds();
-    if (tick.index > 0 && now > last_time_) out.Add("runmon.cpuPercent", 100.0 * (cpu - last_cpu_) / (now - last_time_));
+    if (tick.index > 0 && now > last_time_)
+      out.Add("runmon.cpuPercent", 100.0 * (cpu - last_cpu_) / (now - last_time_));
     last_cpu_ = cpu;
     last_time_ = now;
     auto text = statm_file_.Read();

@@ -29,7 +29,8 @@ Result<std::vector<CgroupMembership>> ParseProcPidCgroup(std::string_view text) 
       controllers = comma == std::string_view::npos ? std::string_view() : controllers.substr(comma + 1);
     }
     entry.path = std::string(line.substr(second + 1));
-    if (entry.path.empty() || entry.path.front() != '/') return Error{"/proc/PID/cgroup: path is not absolute"};
+    if (entry.path.empty() || entry.path.front() != '/')
+      return Error{"/proc/PID/cgroup: path is not absolute"};
     entries.push_back(std::move(entry));
   }
   return entries;

@@ -56,7 +56,8 @@ std::optional<std::string> FindOsReleaseValue(std::string_view text, std::string
     line = text::Trim(line);
     if (line.size() <= key.size() || !line.starts_with(key) || line[key.size()] != '=') continue;
     std::string_view value = line.substr(key.size() + 1);
-    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+        value.back() == value.front()) {
       value = value.substr(1, value.size() - 2);
     }
     return std::string(value);

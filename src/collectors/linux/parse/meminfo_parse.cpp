@@ -22,12 +22,18 @@ Result<Meminfo> ParseMeminfo(std::string_view text) {
     const std::string_view name = line.substr(0, colon);
     std::optional<uint64_t>* target = nullptr;
     std::optional<uint64_t> total;
-    if (name == "MemTotal") target = &total;
-    else if (name == "MemAvailable") target = &info.available_bytes;
-    else if (name == "MemFree") target = &info.free_bytes;
-    else if (name == "Buffers") target = &info.buffers_bytes;
-    else if (name == "Cached") target = &info.cached_bytes;
-    else continue;
+    if (name == "MemTotal")
+      target = &total;
+    else if (name == "MemAvailable")
+      target = &info.available_bytes;
+    else if (name == "MemFree")
+      target = &info.free_bytes;
+    else if (name == "Buffers")
+      target = &info.buffers_bytes;
+    else if (name == "Cached")
+      target = &info.cached_bytes;
+    else
+      continue;
 
     text::Fields fields(line.substr(colon + 1));
     std::string_view number, unit;

@@ -80,7 +80,8 @@ Result<std::vector<long>> ParseChildrenList(std::string_view text) {
   std::string_view field;
   while (fields.Next(field)) {
     const auto pid = text::ParseI64(field);
-    if (!pid || *pid <= 0 || *pid > INT32_MAX) return Error{fmt::format("children list: bad pid '{}'", field)};
+    if (!pid || *pid <= 0 || *pid > INT32_MAX)
+      return Error{fmt::format("children list: bad pid '{}'", field)};
     pids.push_back(static_cast<long>(*pid));
   }
   return pids;

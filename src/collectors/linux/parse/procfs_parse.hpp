@@ -66,7 +66,7 @@ struct DiskStat {
   unsigned major = 0;
   unsigned minor = 0;
   std::string name;
-  uint64_t sectors_read = 0;     // always 512-byte units, whatever the device's sector size
+  uint64_t sectors_read = 0;  // always 512-byte units, whatever the device's sector size
   uint64_t sectors_written = 0;
 };
 Result<std::vector<DiskStat>> ParseDiskstats(std::string_view text);
@@ -83,7 +83,7 @@ Result<std::vector<NetDevStat>> ParseNetDev(std::string_view text);
 struct Mount {
   unsigned major = 0;
   unsigned minor = 0;
-  std::string root;         // the mounted directory inside its filesystem (bind mounts)
+  std::string root;  // the mounted directory inside its filesystem (bind mounts)
   std::string mount_point;
   std::string fs_type;
   std::string source;
@@ -111,9 +111,9 @@ std::optional<uint64_t> FindKeyedValue(std::string_view text, std::string_view k
 
 // /proc/cpuinfo.
 struct CpuInfo {
-  std::string model_name;   // "model name" (x86), else "Hardware" / "Processor" / "cpu model"
-  unsigned logical_count = 0;     // "processor" entries
-  unsigned physical_count = 0;    // distinct (physical id, core id) pairs; 0 when the file lacks them
+  std::string model_name;       // "model name" (x86), else "Hardware" / "Processor" / "cpu model"
+  unsigned logical_count = 0;   // "processor" entries
+  unsigned physical_count = 0;  // distinct (physical id, core id) pairs; 0 when the file lacks them
 };
 Result<CpuInfo> ParseCpuinfo(std::string_view text);
 
