@@ -67,7 +67,11 @@ Result<std::string_view> KeptOpenFile::Read() {
       return Error{ErrnoMessage(path_, last_errno_)};
     }
     if (n == 0) break;
+    const bool short_read = static_cast<size_t>(n) < buffer_.size() - used;
     used += static_cast<size_t>(n);
+    // procfs, sysfs and cgroup files fill the whole buffer unless they are at their end, so a short read
+    // is the end; this saves the second pread that would only return 0.
+    if (short_read) break;
     if (used == buffer_.size()) {
       if (buffer_.size() >= kMaxFileBytes) {
         last_errno_ = EFBIG;

@@ -1,6 +1,7 @@
 // File access for collectors. KeptOpenFile opens a file once and re-reads it from offset 0 with pread on
 // every sample: for /proc and cgroup files the kernel regenerates the text on each read, and keeping the
-// descriptor saves the open/close that dominate the cost of small reads. Reads are bounded (kMaxFileBytes)
+// descriptor saves the open/close that dominate the cost of small reads. A short read is taken as the end of
+// the file, which holds for the kernel's generated files and for regular files. Reads are bounded (kMaxFileBytes)
 // so a hostile or runaway file cannot exhaust memory.
 #pragma once
 
