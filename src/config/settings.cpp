@@ -52,9 +52,10 @@ Result<bool> ParseBool(std::string_view text) {
 Result<std::vector<std::string>> ParseStringList(std::string_view text) {
   text = Trim(text);
   std::vector<std::string> out;
-  if (!text.empty() && text.front() == '[') {
+  // Text that starts like JSON is JSON (W&B's form) and must be a list of strings.
+  if (!text.empty() && (text.front() == '[' || text.front() == '{' || text.front() == '"')) {
     const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded() || !json.is_array()) return Error{"not a valid JSON list"};
+    if (json.is_discarded() || !json.is_array()) return Error{"not a valid JSON list of strings"};
     for (const auto& item : json) {
       if (!item.is_string()) return Error{"list items must be strings"};
       out.push_back(item.get<std::string>());
@@ -130,10 +131,11 @@ Status Apply(Settings& s, const KnownSetting& setting, std::string_view value) {
       auto seconds = ParseDurationSeconds(value);
       if (!seconds) return Error{seconds.error()};
       // W&B (Go) treats 0 as "use the default".
-      s.interval_seconds = *seconds == 0 ? kDefaultIntervalSeconds : *seconds;
-      if (s.interval_seconds < kMinIntervalSeconds) {
+      const double interval = *seconds == 0 ? kDefaultIntervalSeconds : *seconds;
+      if (interval < kMinIntervalSeconds) {
         return Error{fmt::format("the interval must be at least {} s", kMinIntervalSeconds)};
       }
+      s.interval_seconds = interval;
       return OkStatus();
     }
     case SettingKind::kPid: {
@@ -220,8 +222,10 @@ Result<double> ParseDurationSeconds(std::string_view text) {
 }
 
 Status ApplyWandbSetting(Settings& settings, std::string_view name, std::string_view value) {
+  const std::string full_name =
+      name.starts_with("x_stats_") ? std::string(name) : "x_stats_" + std::string(name);
   for (const auto& known : kKnownSettings) {
-    if (known.name == name) {
+    if (known.name == full_name) {
       auto status = Apply(settings, known, value);
       if (!status) return Error{fmt::format("setting {}={}: {}", name, value, status.error())};
       return OkStatus();

@@ -7,8 +7,13 @@ namespace runmon {
 
 std::optional<uint64_t> Meminfo::Available() const {
   if (available_bytes) return available_bytes;
-  if (free_bytes && buffers_bytes && cached_bytes) return *free_bytes + *buffers_bytes + *cached_bytes;
-  return std::nullopt;
+  if (!free_bytes || !buffers_bytes || !cached_bytes) return std::nullopt;
+  uint64_t sum = *free_bytes;
+  for (uint64_t part : {*buffers_bytes, *cached_bytes}) {
+    if (part > UINT64_MAX - sum) return std::nullopt;
+    sum += part;
+  }
+  return sum;
 }
 
 Result<Meminfo> ParseMeminfo(std::string_view text) {

@@ -4,6 +4,9 @@
 #include "collectors/linux/parse/procfs_parse.hpp"
 #include "collectors/linux/parse/text.hpp"
 
+#include <algorithm>
+#include <utility>
+
 #include <fmt/format.h>
 
 namespace runmon {
@@ -90,20 +93,30 @@ Result<std::vector<long>> ParseChildrenList(std::string_view text) {
 Result<unsigned> ParseCpuListCount(std::string_view text) {
   text = text::Trim(text);
   if (text.empty()) return Error{"empty CPU list"};
-  uint64_t count = 0;
-  while (!text.empty()) {
+  // Ranges are merged, so a CPU listed twice counts once.
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (;;) {
     const size_t comma = text.find(',');
     const std::string_view range = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
     const size_t dash = range.find('-');
     const auto first = text::ParseU64(range.substr(0, dash));
     const auto last = dash == std::string_view::npos ? first : text::ParseU64(range.substr(dash + 1));
     if (!first || !last || *last < *first || *last >= (1u << 20)) {
       return Error{fmt::format("bad CPU range '{}'", range)};
     }
-    count += *last - *first + 1;
+    ranges.emplace_back(*first, *last);
+    if (ranges.size() > (1u << 16)) return Error{"CPU list too long"};
+    if (comma == std::string_view::npos) break;
+    text = text.substr(comma + 1);
   }
-  if (count > (1u << 20)) return Error{"CPU list too long"};
+  std::sort(ranges.begin(), ranges.end());
+  uint64_t count = 0;
+  uint64_t covered_to = 0;  // one past the highest CPU counted so far
+  for (const auto& [first, last] : ranges) {
+    const uint64_t from = std::max(first, covered_to);
+    if (last + 1 > from) count += last + 1 - from;
+    covered_to = std::max(covered_to, last + 1);
+  }
   return static_cast<unsigned>(count);
 }
 

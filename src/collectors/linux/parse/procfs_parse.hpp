@@ -43,7 +43,7 @@ Result<uint64_t> ParsePidStatmResidentPages(std::string_view text);
 // /proc/PID/task/TID/children: space-separated PIDs.
 Result<std::vector<long>> ParseChildrenList(std::string_view text);
 
-// A CPU list such as "0-3,8,10-11" (Cpus_allowed_list, cpuset.cpus.effective): the number of CPUs.
+// A CPU list such as "0-3,8,10-11" (Cpus_allowed_list, cpuset.cpus.effective): the number of distinct CPUs.
 Result<unsigned> ParseCpuListCount(std::string_view text);
 
 // The value of "Key:" in a "Key:\tvalue" file (/proc/PID/status), trimmed; nullopt when absent.
@@ -103,7 +103,8 @@ Result<std::vector<CgroupMembership>> ParseProcPidCgroup(std::string_view text);
 Result<std::optional<double>> ParseCgroupCpuMax(std::string_view text);
 
 // cgroup v2 memory.max and v1 memory.limit_in_bytes: bytes, nullopt for "max" and for v1's "unlimited"
-// (any value of 2^62 or more, which the kernel prints as a page-aligned LONG_MAX).
+// (any value of 2^62 or more, which the kernel prints as a page-aligned LONG_MAX). 0 and an empty file are
+// taken as "no limit" too, as W&B does: a limit of 0 cannot be a denominator.
 Result<std::optional<uint64_t>> ParseCgroupMemoryLimit(std::string_view text);
 
 // A file of "key value" lines (cpu.stat, memory.events, memory.oom_control): the value of `key`.
@@ -117,7 +118,7 @@ struct CpuInfo {
 };
 Result<CpuInfo> ParseCpuinfo(std::string_view text);
 
-// /etc/os-release style "KEY=value" or KEY="value": the value of `key`.
+// /etc/os-release style "KEY=value" or KEY="value" (shell quoting: \" \\ \$ \` escapes): the value of `key`.
 std::optional<std::string> FindOsReleaseValue(std::string_view text, std::string_view key);
 
 }  // namespace runmon

@@ -1,0 +1,270 @@
+// Unit tests of the metric catalog (core/catalog.hpp): the {placeholder} key matcher, the lookup of every
+// key the collectors emit (with the unit and kind each must have), the uniqueness and reachability of the
+// patterns, and the generated docs/metrics.md table.
+#include "core/catalog.hpp"
+
+#include <set>
+#include <string>
+#include <string_view>
+
+#include <gtest/gtest.h>
+
+namespace runmon {
+namespace {
+
+// ---------------------------------------------------------------------------------------------------------
+// KeyMatchesPattern
+
+TEST(KeyMatchesPattern, LiteralPatterns) {
+  EXPECT_TRUE(KeyMatchesPattern("cpu", "cpu"));
+  EXPECT_TRUE(KeyMatchesPattern("", ""));
+  EXPECT_FALSE(KeyMatchesPattern("cpu", "cpu_percent"));
+  EXPECT_FALSE(KeyMatchesPattern("cpu_percent", "cpu"));
+  EXPECT_FALSE(KeyMatchesPattern("cpU", "cpu"));
+  EXPECT_FALSE(KeyMatchesPattern("", "cpu"));
+  EXPECT_FALSE(KeyMatchesPattern("cpu", ""));
+}
+
+TEST(KeyMatchesPattern, PlaceholderMatchesDottedDiskPaths) {
+  EXPECT_TRUE(KeyMatchesPattern("disk./.usageGB", "disk.{path}.usageGB"));
+  EXPECT_TRUE(KeyMatchesPattern("disk./home/user.usageGB", "disk.{path}.usageGB"));
+  EXPECT_TRUE(KeyMatchesPattern("disk./mnt/data.v2/x.usageGB", "disk.{path}.usageGB"));
+  EXPECT_TRUE(KeyMatchesPattern("disk./a.usageGB.usageGB", "disk.{path}.usageGB"));  // backtracking
+  EXPECT_TRUE(KeyMatchesPattern("disk./mnt/my files.usagePercent", "disk.{path}.usagePercent"));
+  EXPECT_FALSE(KeyMatchesPattern("disk./.usageGB", "disk.{path}.usagePercent"));
+  EXPECT_FALSE(KeyMatchesPattern("disk./.usageGBx", "disk.{path}.usageGB"));
+  EXPECT_FALSE(KeyMatchesPattern("disk/.usageGB", "disk.{path}.usageGB"));
+}
+
+TEST(KeyMatchesPattern, PlaceholderNeedsAtLeastOneCharacter) {
+  EXPECT_FALSE(KeyMatchesPattern("disk..usageGB", "disk.{path}.usageGB"));
+  EXPECT_FALSE(KeyMatchesPattern("disk.usageGB", "disk.{path}.usageGB"));
+  EXPECT_FALSE(KeyMatchesPattern("cpu..cpu_percent", "cpu.{i}.cpu_percent"));
+  EXPECT_TRUE(KeyMatchesPattern("cpu.0.cpu_percent", "cpu.{i}.cpu_percent"));
+  EXPECT_TRUE(KeyMatchesPattern("cpu.127.cpu_percent", "cpu.{i}.cpu_percent"));
+}
+
+TEST(KeyMatchesPattern, TrailingPlaceholder) {
+  EXPECT_TRUE(KeyMatchesPattern("gpu.3", "gpu.{i}"));
+  EXPECT_TRUE(KeyMatchesPattern("gpu.3.x.y", "gpu.{i}"));
+  EXPECT_FALSE(KeyMatchesPattern("gpu.", "gpu.{i}"));
+  EXPECT_FALSE(KeyMatchesPattern("gpu", "gpu.{i}"));
+  EXPECT_TRUE(KeyMatchesPattern("x", "{i}"));
+  EXPECT_FALSE(KeyMatchesPattern("", "{i}"));
+}
+
+TEST(KeyMatchesPattern, LeadingAndAdjacentPlaceholders) {
+  EXPECT_TRUE(KeyMatchesPattern("abc.in", "{dev}.in"));
+  EXPECT_FALSE(KeyMatchesPattern(".in", "{dev}.in"));
+  EXPECT_TRUE(KeyMatchesPattern("ab", "{a}{b}"));
+  EXPECT_TRUE(KeyMatchesPattern("abc", "{a}{b}"));
+  EXPECT_FALSE(KeyMatchesPattern("a", "{a}{b}"));
+  EXPECT_TRUE(KeyMatchesPattern("gpu.0.1.temp", "gpu.{i}.{j}.temp"));
+  EXPECT_FALSE(KeyMatchesPattern("gpu.0.temp", "gpu.{i}.{j}.temp"));
+  EXPECT_TRUE(KeyMatchesPattern("gpu.0.x.1.temp", "gpu.{i}.{j}.temp"));
+}
+
+TEST(KeyMatchesPattern, LiteralDiskInIsNotADevicePattern) {
+  EXPECT_TRUE(KeyMatchesPattern("disk.in", "disk.in"));
+  EXPECT_FALSE(KeyMatchesPattern("disk.in", "disk.{dev}.in"));
+  EXPECT_FALSE(KeyMatchesPattern("disk.out", "disk.{dev}.out"));
+  EXPECT_FALSE(KeyMatchesPattern("disk..in", "disk.{dev}.in"));
+  EXPECT_TRUE(KeyMatchesPattern("disk.sda.in", "disk.{dev}.in"));
+  EXPECT_TRUE(KeyMatchesPattern("disk.in.in", "disk.{dev}.in"));  // a device named "in"
+  EXPECT_FALSE(KeyMatchesPattern("disk.sda.in", "disk.in"));
+}
+
+TEST(KeyMatchesPattern, MalformedPatternNeverMatches) {
+  EXPECT_FALSE(KeyMatchesPattern("disk.x.in", "disk.{dev.in"));
+  EXPECT_FALSE(KeyMatchesPattern("disk.{dev.in", "disk.{dev.in"));
+  EXPECT_FALSE(KeyMatchesPattern("abc", "{"));
+}
+
+TEST(KeyMatchesPattern, LongKeysDoNotBlowUp) {
+  const std::string path(5000, 'a');
+  EXPECT_TRUE(KeyMatchesPattern("disk./" + path + ".usageGB", "disk.{path}.usageGB"));
+  EXPECT_FALSE(KeyMatchesPattern("disk./" + path + ".usageG", "disk.{path}.usageGB"));
+  EXPECT_FALSE(KeyMatchesPattern(std::string(5000, '.'), "{a}.{b}.{c}.x"));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// FindMetricDefinition
+
+struct Expected {
+  std::string_view key;
+  std::string_view pattern;
+  std::string_view unit;
+  MetricKind kind;
+  std::string_view source;
+};
+
+constexpr Expected kEmittedKeys[] = {
+    {"cpu", "cpu", "%", MetricKind::kGauge, "process"},
+    {"proc.cpu.threads", "proc.cpu.threads", "count", MetricKind::kGauge, "process"},
+    {"cpu_percent", "cpu_percent", "%", MetricKind::kGauge, "cpu"},
+    {"cpu.0.cpu_percent", "cpu.{i}.cpu_percent", "%", MetricKind::kGauge, "cpu"},
+    {"cpu.3.cpu_percent", "cpu.{i}.cpu_percent", "%", MetricKind::kGauge, "cpu"},
+    {"cpu.255.cpu_percent", "cpu.{i}.cpu_percent", "%", MetricKind::kGauge, "cpu"},
+    {"proc.memory.rssMB", "proc.memory.rssMB", "MiB", MetricKind::kGauge, "process"},
+    {"proc.memory.percent", "proc.memory.percent", "%", MetricKind::kGauge, "process"},
+    {"memory_percent", "memory_percent", "%", MetricKind::kGauge, "memory"},
+    {"proc.memory.availableMB", "proc.memory.availableMB", "MiB", MetricKind::kGauge, "memory"},
+    {"disk./.usagePercent", "disk.{path}.usagePercent", "%", MetricKind::kGauge, "disk"},
+    {"disk./.usageGB", "disk.{path}.usageGB", "GiB", MetricKind::kGauge, "disk"},
+    {"disk./home/user.usageGB", "disk.{path}.usageGB", "GiB", MetricKind::kGauge, "disk"},
+    {"disk./home/user.usagePercent", "disk.{path}.usagePercent", "%", MetricKind::kGauge, "disk"},
+    {"disk.in", "disk.in", "MiB", MetricKind::kSinceStart, "disk"},
+    {"disk.out", "disk.out", "MiB", MetricKind::kSinceStart, "disk"},
+    {"disk.readMBPerSec", "disk.readMBPerSec", "MiB/s", MetricKind::kRate, "disk"},
+    {"disk.writeMBPerSec", "disk.writeMBPerSec", "MiB/s", MetricKind::kRate, "disk"},
+    {"disk.nvme0n1.in", "disk.{dev}.in", "MiB", MetricKind::kSinceStart, "disk"},
+    {"disk.nvme0n1.out", "disk.{dev}.out", "MiB", MetricKind::kSinceStart, "disk"},
+    {"disk.sda.in", "disk.{dev}.in", "MiB", MetricKind::kSinceStart, "disk"},
+    {"disk.dm-0.out", "disk.{dev}.out", "MiB", MetricKind::kSinceStart, "disk"},
+    {"network.sent", "network.sent", "bytes", MetricKind::kSinceStart, "network"},
+    {"network.recv", "network.recv", "bytes", MetricKind::kSinceStart, "network"},
+    {"network.sentBytesPerSec", "network.sentBytesPerSec", "bytes/s", MetricKind::kRate, "network"},
+    {"network.recvBytesPerSec", "network.recvBytesPerSec", "bytes/s", MetricKind::kRate, "network"},
+    {"cgroup.memory.limitMB", "cgroup.memory.limitMB", "MiB", MetricKind::kGauge, "cgroup"},
+    {"cgroup.cpu.limit", "cgroup.cpu.limit", "CPUs", MetricKind::kGauge, "cgroup"},
+    {"cgroup.cpu.throttledPercent", "cgroup.cpu.throttledPercent", "%", MetricKind::kGauge, "cgroup"},
+    {"cgroup.memory.oomKills", "cgroup.memory.oomKills", "count", MetricKind::kGauge, "cgroup"},
+    {"runmon.cpuPercent", "runmon.cpuPercent", "%", MetricKind::kGauge, "runmon"},
+    {"runmon.rssMB", "runmon.rssMB", "MiB", MetricKind::kGauge, "runmon"},
+    {"runmon.sampleMillis", "runmon.sampleMillis", "ms", MetricKind::kGauge, "runmon"},
+};
+
+TEST(FindMetricDefinition, EveryEmittedKey) {
+  for (const Expected& e : kEmittedKeys) {
+    SCOPED_TRACE(std::string(e.key));
+    const MetricDefinition* d = FindMetricDefinition(e.key);
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->pattern, e.pattern);
+    EXPECT_EQ(d->unit, e.unit);
+    EXPECT_EQ(d->kind, e.kind);
+    EXPECT_EQ(d->source, e.source);
+    EXPECT_FALSE(d->title.empty());
+    EXPECT_FALSE(d->description.empty());
+  }
+}
+
+TEST(FindMetricDefinition, UnknownKeys) {
+  for (std::string_view key :
+       {"", "bogus", "cpu.", "cpu.3", "cpu.3.cpu_percentx", "disk", "disk.", "disk..in", "disk.in.x",
+        "disk..usageGB", "network", "network.sent.x", "gpu.0.temp", "proc.memory", "runmon", "CPU",
+        "cgroup.cpu", "memory_percent "}) {
+    EXPECT_EQ(FindMetricDefinition(key), nullptr) << "'" << key << "'";
+  }
+}
+
+TEST(FindMetricDefinition, ReturnsAPointerIntoTheCatalog) {
+  const auto catalog = MetricCatalog();
+  const MetricDefinition* d = FindMetricDefinition("disk.in");
+  ASSERT_NE(d, nullptr);
+  EXPECT_GE(d, catalog.data());
+  EXPECT_LT(d, catalog.data() + catalog.size());
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The catalog as a whole
+
+TEST(MetricCatalog, PatternsAreUniqueAndWellFormed) {
+  const auto catalog = MetricCatalog();
+  ASSERT_FALSE(catalog.empty());
+  std::set<std::string_view> patterns;
+  const std::set<std::string_view> units = {"%",     "MiB",   "GiB",  "bytes", "bytes/s",
+                                            "MiB/s", "count", "CPUs", "ms"};
+  const std::set<std::string_view> sources = {"cpu",     "memory", "disk",  "network",
+                                              "process", "cgroup", "runmon"};
+  for (const auto& d : catalog) {
+    SCOPED_TRACE(std::string(d.pattern));
+    EXPECT_TRUE(patterns.insert(d.pattern).second) << "duplicate pattern";
+    EXPECT_FALSE(d.pattern.empty());
+    EXPECT_FALSE(d.title.empty());
+    EXPECT_FALSE(d.description.empty());
+    EXPECT_EQ(units.count(d.unit), 1u) << "unit " << d.unit;
+    EXPECT_EQ(sources.count(d.source), 1u) << "source " << d.source;
+    // Braces come in pairs, and a pattern has no '|' that would break the markdown table.
+    size_t open = 0, close = 0;
+    for (char c : d.pattern) {
+      open += c == '{';
+      close += c == '}';
+    }
+    EXPECT_EQ(open, close);
+    EXPECT_EQ(d.pattern.find('|'), std::string_view::npos);
+    EXPECT_EQ(d.title.find('|'), std::string_view::npos);
+    EXPECT_EQ(d.description.find('|'), std::string_view::npos);
+    EXPECT_EQ(d.description.find('\n'), std::string_view::npos);
+  }
+}
+
+TEST(MetricCatalog, EveryDefinitionIsReachable) {
+  // A key built from each pattern (placeholders filled in) must find that very definition, not an
+  // earlier one that shadows it.
+  for (const auto& d : MetricCatalog()) {
+    std::string key;
+    for (size_t i = 0; i < d.pattern.size(); ++i) {
+      if (d.pattern[i] == '{') {
+        const size_t close = d.pattern.find('}', i);
+        ASSERT_NE(close, std::string_view::npos) << d.pattern;
+        const std::string_view name = d.pattern.substr(i + 1, close - i - 1);
+        key += name == "path" ? "/data/x" : name == "dev" ? "nvme0n1" : "7";
+        i = close;
+      } else {
+        key += d.pattern[i];
+      }
+    }
+    EXPECT_EQ(FindMetricDefinition(key), &d) << key << " for " << d.pattern;
+    EXPECT_TRUE(KeyMatchesPattern(key, d.pattern)) << key;
+  }
+}
+
+TEST(MetricCatalog, EveryEmittedKeyPatternIsCovered) {
+  std::set<std::string_view> covered;
+  for (const Expected& e : kEmittedKeys) covered.insert(e.pattern);
+  for (const auto& d : MetricCatalog()) {
+    EXPECT_EQ(covered.count(d.pattern), 1u) << d.pattern << " has no test key above";
+  }
+}
+
+TEST(MetricKindName, Names) {
+  EXPECT_EQ(MetricKindName(MetricKind::kGauge), "gauge");
+  EXPECT_EQ(MetricKindName(MetricKind::kSinceStart), "since start");
+  EXPECT_EQ(MetricKindName(MetricKind::kRate), "rate");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// RenderCatalogMarkdown
+
+TEST(RenderCatalogMarkdown, HasOneRowPerDefinition) {
+  const std::string markdown = RenderCatalogMarkdown();
+  EXPECT_TRUE(markdown.starts_with("# Metrics\n"));
+  EXPECT_NE(
+      markdown.find("| Key | Title | Unit | Kind | Source | Description |\n|---|---|---|---|---|---|\n"),
+      std::string::npos);
+  for (const auto& d : MetricCatalog()) {
+    const std::string row = "| `" + std::string(d.pattern) + "` | " + std::string(d.title) + " | " +
+                            std::string(d.unit) + " | " + std::string(MetricKindName(d.kind)) + " | " +
+                            std::string(d.source) + " | " + std::string(d.description) + " |\n";
+    EXPECT_NE(markdown.find(row), std::string::npos) << "missing row for " << d.pattern;
+  }
+  size_t rows = 0;
+  for (size_t at = markdown.find("\n| `"); at != std::string::npos; at = markdown.find("\n| `", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, MetricCatalog().size());
+  EXPECT_TRUE(markdown.ends_with(" |\n"));
+}
+
+TEST(RenderCatalogMarkdown, RowsFollowCatalogOrder) {
+  const std::string markdown = RenderCatalogMarkdown();
+  size_t last = 0;
+  for (const auto& d : MetricCatalog()) {
+    const size_t at = markdown.find("| `" + std::string(d.pattern) + "` |");
+    ASSERT_NE(at, std::string::npos) << d.pattern;
+    EXPECT_GT(at, last) << d.pattern;
+    last = at;
+  }
+}
+
+}  // namespace
+}  // namespace runmon
