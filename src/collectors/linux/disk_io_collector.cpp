@@ -1,6 +1,7 @@
 // Disk I/O from /proc/diskstats for the devices behind the configured paths (see disk_devices.hpp):
 // disk.{dev}.in / disk.{dev}.out and their sums disk.in / disk.out in MiB since the first sample, and
-// disk.readMBPerSec / disk.writeMBPerSec over the last interval. Like the network totals, sums are built
+// disk.readMBPerSec / disk.writeMBPerSec over the last interval. The devices are chosen once, at the first
+// sample. Like the network totals, sums are built
 // from positive per-device deltas, so a device that vanishes keeps what it contributed.
 #include <algorithm>
 #include <filesystem>
@@ -11,6 +12,7 @@
 
 #include "collectors/linux/disk_devices.hpp"
 #include "collectors/linux/linux_collectors.hpp"
+#include "collectors/linux/parse/text.hpp"
 #include "host/file_reader.hpp"
 
 namespace runmon {
@@ -114,6 +116,17 @@ class DiskIoCollector final : public Collector {
       return std::none_of(names.begin(), names.end(),
                           [&](const std::string& other) { return other != name && name.starts_with(other); });
     };
+    // Filesystems without a device number name their device by source; a device-mapper source
+    // (/dev/mapper/NAME: LVM, LUKS) is diskstats' dm-N, whose sys/block/dm-N/dm/name is NAME.
+    for (auto& mount : mounts) {
+      if (!mount.source.starts_with("/dev/mapper/")) continue;
+      const std::string mapper_name = mount.source.substr(std::string_view("/dev/mapper/").size());
+      for (const auto& name : names) {
+        if (!name.starts_with("dm-")) continue;
+        auto text = ReadFileToString(paths_.Sys("block/" + name + "/dm/name"));
+        if (text && text::Trim(*text) == mapper_name) mount.source = "/dev/" + name;
+      }
+    }
     for (const auto& name : SelectDiskDevices(disk_paths_, mounts, disks, is_physical))
       devices_[name] = Device{};
   }
