@@ -33,6 +33,10 @@ std::vector<std::filesystem::path> ChainUnderMount(const HostPaths& paths, const
   } else {
     return {};
   }
+  // A cgroup outside the reader's cgroup namespace reads "/../sibling": it is not under this mount.
+  for (const auto& part : std::filesystem::path(relative)) {
+    if (part == "..") return {};
+  }
   const std::filesystem::path base = paths.MapMountPoint(mount.mount_point);
   std::vector<std::filesystem::path> chain;
   std::filesystem::path rel = std::filesystem::path(relative).relative_path();
@@ -116,9 +120,10 @@ CgroupLimits DetectCgroupLimits(const HostPaths& paths, const std::string& pid_d
 
   std::vector<std::filesystem::path> v2_chain;
   std::vector<std::filesystem::path> v1_memory_chain, v1_cpu_chain;
+  std::string v2_path, v1_memory_path, v1_cpu_path;
   for (const auto& entry : *memberships) {
     if (entry.hierarchy_id == 0 && entry.controllers.empty()) {
-      limits.leaf = entry.path;
+      v2_path = entry.path;
       const auto mount =
           std::find_if(mounts->begin(), mounts->end(), [](const Mount& m) { return m.fs_type == "cgroup2"; });
       if (mount != mounts->end()) v2_chain = ChainUnderMount(paths, *mount, entry.path);
@@ -131,7 +136,7 @@ CgroupLimits DetectCgroupLimits(const HostPaths& paths, const std::string& pid_d
         auto chain = ChainUnderMount(paths, mount, entry.path);
         if (chain.empty()) continue;
         (controller == "memory" ? v1_memory_chain : v1_cpu_chain) = std::move(chain);
-        if (limits.leaf.empty()) limits.leaf = entry.path;
+        (controller == "memory" ? v1_memory_path : v1_cpu_path) = entry.path;
         break;
       }
     }
@@ -184,6 +189,16 @@ CgroupLimits DetectCgroupLimits(const HostPaths& paths, const std::string& pid_d
         limits.cpu_stat_file = dir / "cpu.stat";
       }
     }
+  }
+  // The path shown as the process's cgroup: the one whose controllers govern it. On hybrid hosts the
+  // unified hierarchy often carries no controller and its path ("/") says nothing.
+  const bool v2_governs = v2_memory_files || v2_cpu_files;
+  if (limits.memory_version == 1 || (!v2_governs && !v1_memory_path.empty())) {
+    limits.leaf = v1_memory_path;
+  } else if (!v2_governs && !v1_cpu_path.empty()) {
+    limits.leaf = v1_cpu_path;
+  } else {
+    limits.leaf = v2_path;
   }
   return limits;
 }

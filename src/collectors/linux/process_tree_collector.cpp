@@ -156,6 +156,9 @@ class ProcessTreeCollector final : public Collector {
     auto stat = ParsePidStat(*text);
     if (!stat) return Error{stat.error()};
     if (expected_parent > 0 && stat->ppid != expected_parent) return Error{"no longer a child"};
+    // An exited child stays in its parent's children list until it is reaped; it has no threads or
+    // memory left to count.
+    if (stat->state == 'Z' || stat->state == 'X') return Error{"exited"};
     process->start_time_ticks = stat->start_time_ticks;
     process->cpu_ticks = stat->utime_ticks + stat->stime_ticks;
     process->threads = stat->num_threads;

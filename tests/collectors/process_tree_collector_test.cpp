@@ -1,0 +1,288 @@
+// The process-tree collector on fixture trees (two readings each): cpu = delta ticks / CLK_TCK /
+// (interval x available CPUs) x 100, and on the first sample the average since the root started;
+// proc.cpu.threads, proc.memory.rssMB (statm x 4 KiB pages), proc.memory.percent (RSS over the cgroup limit
+// or MemTotal). Trees: a child that exits and one that appears, a reused PID, a zombie child, a kernel
+// without CONFIG_PROC_CHILDREN (full /proc scan), a child forked by a non-main thread, truncated stat
+// files, a cgroup-limited job, and a capture of a real tree. USER_HZ is 100 and pages are 4 KiB.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "fixture_tree.hpp"
+
+namespace runmon {
+namespace {
+
+using test::FixtureTree;
+
+constexpr double kPagesPerMiB = 256.0;    // 4 KiB pages
+constexpr double kMemTotalMiB = 16384.0;  // hand-made trees: MemTotal 16777216 kB
+
+void ExpectClose(double actual, double expected) {
+  EXPECT_NEAR(actual, expected, 1e-9 * std::max(1.0, std::fabs(expected)));
+}
+
+std::unique_ptr<Collector> MakeTree(const FixtureTree& tree, long pid, const test::FakeClocks& clocks,
+                                    bool track_tree = true) {
+  Settings settings;
+  settings.track_process_tree = track_tree;
+  return MakeProcessTreeCollector(test::FixtureContext(tree.paths(), pid, clocks, settings));
+}
+
+TEST(ProcessTreeCollector, ChildExitsAndNewChildAppears) {
+  // t0 (boot clock 1000 s): root 1000 (4 threads, 4000 ticks, started at 500 s, 25600 pages), children
+  // 1001 (1000 ticks, 5120 pages) and 1002 (2000 ticks, 12800 pages), grandchild 1003 (2 threads, 1000
+  // ticks, 2560 pages). 8 CPUs.
+  FixtureTree tree(test::HostFixture("process-exit"));
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 1000, clocks);
+  const auto first = test::CollectTick(*collector, 0);
+  ASSERT_TRUE(first.status.ok()) << first.status.error();
+  // Average since the root started: 8000 ticks = 80 s over 500 s x 8 CPUs.
+  EXPECT_DOUBLE_EQ(first["cpu"], 2.0);
+  EXPECT_DOUBLE_EQ(first["proc.cpu.threads"], 8.0);
+  EXPECT_DOUBLE_EQ(first["proc.memory.rssMB"], 180.0);  // 46080 pages
+  EXPECT_DOUBLE_EQ(first["proc.memory.percent"], 180.0 / kMemTotalMiB * 100.0);
+  EXPECT_EQ(first.Keys(), (std::vector<std::string>{"cpu", "proc.cpu.threads", "proc.memory.rssMB",
+                                                    "proc.memory.percent"}));
+
+  // t1 (2 s later): 1001 exited; root +100, 1002 +200, 1003 +100 ticks; new child 1004 started 0.5 s ago
+  // with 50 ticks, all of them within the interval.
+  tree.MirrorFrom(test::HostFixture("process-exit") / "t1");
+  clocks.Advance(2);
+  const auto second = test::CollectTick(*collector, 1);
+  ASSERT_TRUE(second.status.ok()) << second.status.error();
+  EXPECT_DOUBLE_EQ(second["cpu"], 450.0 / 100.0 / (2.0 * 8.0) * 100.0);  // 28.125
+  EXPECT_DOUBLE_EQ(second["proc.cpu.threads"], 8.0);                     // 4 + 1 + 2 + 1
+  EXPECT_DOUBLE_EQ(second["proc.memory.rssMB"], 165.0);                  // 42240 pages
+  EXPECT_DOUBLE_EQ(second["proc.memory.percent"], 165.0 / kMemTotalMiB * 100.0);
+
+  // 1002 exits too; its child 1003 is re-parented to init and stays tracked (still the run's work).
+  tree.Remove("proc/1002");
+  tree.Write("proc/1000/task/1000/children", "1004 ");
+  tree.Write("proc/1003/stat", test::PidStatLine(1003, "helper", 'S', 1, 1150, 0, 2, 60020));
+  clocks.Advance(1);
+  const auto third = test::CollectTick(*collector, 2);
+  EXPECT_DOUBLE_EQ(third["proc.cpu.threads"], 7.0);            // 4 + 2 + 1
+  EXPECT_DOUBLE_EQ(third["cpu"], 50.0 / 100.0 / 8.0 * 100.0);  // only 1003's +50 ticks in 1 s
+  EXPECT_DOUBLE_EQ(third["proc.memory.rssMB"], 115.0);         // 25600 + 2560 + 1280 pages
+
+  // Everything exits: no process keys, and no error (host metrics carry on).
+  tree.Remove("proc/1000").Remove("proc/1003").Remove("proc/1004");
+  clocks.Advance(1);
+  const auto gone = test::CollectTick(*collector, 3);
+  EXPECT_TRUE(gone.status.ok()) << gone.status.error();
+  EXPECT_TRUE(gone.batch.empty()) << gone.Keys().size();
+}
+
+TEST(ProcessTreeCollector, RootOnlyWhenTreeTrackingIsOff) {
+  FixtureTree tree(test::HostFixture("process-exit"));
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 1000, clocks, /*track_tree=*/false);
+  const auto first = test::CollectTick(*collector, 0);
+  EXPECT_DOUBLE_EQ(first["cpu"], 1.0);  // 4000 ticks over 500 s x 8 CPUs
+  EXPECT_DOUBLE_EQ(first["proc.cpu.threads"], 4.0);
+  EXPECT_DOUBLE_EQ(first["proc.memory.rssMB"], 100.0);
+  tree.MirrorFrom(test::HostFixture("process-exit") / "t1");
+  clocks.Advance(2);
+  const auto second = test::CollectTick(*collector, 1);
+  EXPECT_DOUBLE_EQ(second["cpu"], 100.0 / 100.0 / (2.0 * 8.0) * 100.0);
+  EXPECT_DOUBLE_EQ(second["proc.cpu.threads"], 4.0);
+}
+
+TEST(ProcessTreeCollector, ReusedPidIsNotTheSameProcess) {
+  // t1: PID 2001 now belongs to an unrelated process (start time 990 s instead of 600 s, parent init,
+  // 5000 ticks, 7 threads); the root's children list no longer has it. 4 CPUs.
+  FixtureTree tree(test::HostFixture("pid-reuse"));
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 2000, clocks);
+  const auto first = test::CollectTick(*collector, 0);
+  EXPECT_DOUBLE_EQ(first["cpu"], 1300.0 / 100.0 / (500.0 * 4.0) * 100.0);
+  EXPECT_DOUBLE_EQ(first["proc.cpu.threads"], 2.0);
+  tree.MirrorFrom(test::HostFixture("pid-reuse") / "t1");
+  clocks.Advance(2);
+  const auto second = test::CollectTick(*collector, 1);
+  EXPECT_DOUBLE_EQ(second["cpu"], 12.5);  // the root's +100 ticks only
+  EXPECT_DOUBLE_EQ(second["proc.cpu.threads"], 1.0);
+  EXPECT_DOUBLE_EQ(second["proc.memory.rssMB"], 25600.0 / kPagesPerMiB);
+}
+
+TEST(ProcessTreeCollector, ReusedPidListedAsChildIsANewChild) {
+  // If the reused PID is (legitimately) a new child of the tree, it is adopted as a new process: its CPU
+  // counts only from its start, not as a delta against the old process's counters.
+  FixtureTree tree(test::HostFixture("pid-reuse"));
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 2000, clocks);
+  ASSERT_TRUE(test::CollectTick(*collector, 0).status.ok());
+  tree.MirrorFrom(test::HostFixture("pid-reuse") / "t1");
+  tree.Write("proc/2001/stat",
+             test::PidStatLine(2001, "worker", 'S', 2000, 30, 10, 1, 100100));  // started at 1001 s
+  tree.Write("proc/2000/task/2000/children", "2001 ");
+  clocks.Advance(2);
+  const auto second = test::CollectTick(*collector, 1);
+  EXPECT_DOUBLE_EQ(second["cpu"], (100.0 + 40.0) / 100.0 / (2.0 * 4.0) * 100.0);
+  EXPECT_DOUBLE_EQ(second["proc.cpu.threads"], 2.0);
+}
+
+TEST(ProcessTreeCollector, ZombieChildIsNotCounted) {
+  // t1: child 2501 has exited but is not reaped yet: state Z, still in its parent's children list (as the
+  // kernel lists zombies until they are reaped). It must not count: threads 1, cpu = the root's +100
+  // ticks over 2 s x 4 CPUs, RSS the root's.
+  FixtureTree tree(test::HostFixture("zombie-child"));
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 2500, clocks);
+  const auto first = test::CollectTick(*collector, 0);
+  EXPECT_DOUBLE_EQ(first["proc.cpu.threads"], 2.0);
+  tree.MirrorFrom(test::HostFixture("zombie-child") / "t1");
+  clocks.Advance(2);
+  const auto second = test::CollectTick(*collector, 1);
+  EXPECT_DOUBLE_EQ(second["proc.cpu.threads"], 1.0);
+  EXPECT_DOUBLE_EQ(second["cpu"], 12.5);
+  EXPECT_DOUBLE_EQ(second["proc.memory.rssMB"], 100.0);
+  // And it stays out on later ticks.
+  clocks.Advance(2);
+  const auto third = test::CollectTick(*collector, 2);
+  EXPECT_DOUBLE_EQ(third["proc.cpu.threads"], 1.0);
+  EXPECT_DOUBLE_EQ(third["cpu"], 0.0);
+}
+
+TEST(ProcessTreeCollector, KernelWithoutProcChildrenScansProc) {
+  // No task/*/children files anywhere: the collector walks parent links from every /proc/PID/stat.
+  // Tree: 3000 (2 threads, 1000 ticks) -> 3001 (300) -> 3002 (100); 3100 (50 threads) and init are not
+  // descendants.
+  FixtureTree tree(test::HostFixture("no-proc-children"));
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 3000, clocks);
+  const auto first = test::CollectTick(*collector, 0);
+  ASSERT_TRUE(first.status.ok()) << first.status.error();
+  EXPECT_EQ(collector->Name(), "process_tree (full /proc scan)");
+  EXPECT_DOUBLE_EQ(first["proc.cpu.threads"], 4.0);
+  EXPECT_DOUBLE_EQ(first["cpu"], 1400.0 / 100.0 / (500.0 * 8.0) * 100.0);
+  EXPECT_DOUBLE_EQ(first["proc.memory.rssMB"], 125.0);
+
+  // t1: 3002 exited, 3003 (3 threads, started 1 s ago, 20 ticks) forked by 3001.
+  tree.MirrorFrom(test::HostFixture("no-proc-children") / "t1");
+  clocks.Advance(2);
+  const auto second = test::CollectTick(*collector, 1);
+  EXPECT_DOUBLE_EQ(second["proc.cpu.threads"], 6.0);
+  EXPECT_DOUBLE_EQ(second["cpu"], 20.0 / 100.0 / (2.0 * 8.0) * 100.0);
+  EXPECT_DOUBLE_EQ(second["proc.memory.rssMB"], 130.0);
+}
+
+TEST(ProcessTreeCollector, ChildForkedByNonMainThread) {
+  // Root 4000 has threads 4000, 4001, 4002; only task/4002/children lists its child 4010.
+  FixtureTree tree(test::HostFixture("thread-forked-child"));
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 4000, clocks);
+  const auto first = test::CollectTick(*collector, 0);
+  ASSERT_TRUE(first.status.ok()) << first.status.error();
+  EXPECT_EQ(collector->Name(), "process_tree");
+  EXPECT_DOUBLE_EQ(first["proc.cpu.threads"], 4.0);  // 3 + 4010's 1
+  EXPECT_DOUBLE_EQ(first["cpu"], 1500.0 / 100.0 / (500.0 * 8.0) * 100.0);
+
+  // t1: thread 4001 forked 4011 (2 threads, started at 1001 s, 100 ticks). Per-thread lists are re-read
+  // every 5 s, so 2 s after the first sample it is not seen yet...
+  tree.MirrorFrom(test::HostFixture("thread-forked-child") / "t1");
+  clocks.Set(1002, 1002);
+  const auto second = test::CollectTick(*collector, 1);
+  EXPECT_DOUBLE_EQ(second["proc.cpu.threads"], 4.0);
+  EXPECT_DOUBLE_EQ(second["cpu"], 600.0 / 100.0 / (2.0 * 8.0) * 100.0);  // root +400, 4010 +200
+  // ...and 6 s after it, it is: its 100 ticks over its 5 s of life, pro rata for the 4 s interval.
+  clocks.Set(1006, 1006);
+  const auto third = test::CollectTick(*collector, 2);
+  EXPECT_DOUBLE_EQ(third["proc.cpu.threads"], 6.0);
+  EXPECT_DOUBLE_EQ(third["cpu"], 80.0 / 100.0 / (4.0 * 8.0) * 100.0);
+}
+
+TEST(ProcessTreeCollector, TruncatedRootStatIsAnError) {
+  FixtureTree tree(test::HostFixture("malformed"));
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 6000, clocks);
+  const auto bad = test::CollectTick(*collector, 0);
+  EXPECT_FALSE(bad.status.ok());
+  EXPECT_NE(bad.status.error().find("6000"), std::string::npos) << bad.status.error();
+  EXPECT_TRUE(bad.batch.empty());
+  // Fixed on disk: picked up on the next tick (the first sample is then the average since start).
+  tree.Write("proc/6000/stat", test::PidStatLine(6000, "truncated", 'S', 1, 10, 0, 1, 50000));
+  const auto good = test::CollectTick(*collector, 1);
+  ASSERT_TRUE(good.status.ok()) << good.status.error();
+  EXPECT_DOUBLE_EQ(good["cpu"], 10.0 / 100.0 / (500.0 * 2.0) * 100.0);
+}
+
+TEST(ProcessTreeCollector, TruncatedChildStatIsSkipped) {
+  // 6100 (2 threads, 200 ticks, 2560 pages) is fine; its child 6101's stat is cut short. MemTotal is
+  // garbage in this tree, so proc.memory.percent has no denominator and is left out.
+  FixtureTree tree(test::HostFixture("malformed"));
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 6100, clocks);
+  const auto c = test::CollectTick(*collector, 0);
+  ASSERT_TRUE(c.status.ok()) << c.status.error();
+  EXPECT_DOUBLE_EQ(c["proc.cpu.threads"], 2.0);
+  EXPECT_DOUBLE_EQ(c["proc.memory.rssMB"], 10.0);
+  EXPECT_DOUBLE_EQ(c["cpu"], 200.0 / 100.0 / (500.0 * 2.0) * 100.0);
+  EXPECT_FALSE(c.Has("proc.memory.percent"));
+}
+
+TEST(ProcessTreeCollector, NoPidMeansNoProcessMetrics) {
+  FixtureTree tree(test::HostFixture("process-exit"));
+  test::FakeClocks clocks(1000, 1000);
+  for (std::optional<long> pid : {std::optional<long>(), std::optional<long>(0), std::optional<long>(-1)}) {
+    auto collector = MakeProcessTreeCollector(test::FixtureContext(tree.paths(), pid, clocks));
+    const auto c = test::CollectTick(*collector, 0);
+    EXPECT_TRUE(c.status.ok());
+    EXPECT_TRUE(c.batch.empty());
+  }
+}
+
+TEST(ProcessTreeCollector, MissingRootIsAnError) {
+  FixtureTree tree(test::HostFixture("process-exit"));
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 4242, clocks);
+  const auto c = test::CollectTick(*collector, 0);
+  EXPECT_FALSE(c.status.ok());
+  EXPECT_TRUE(c.batch.empty());
+}
+
+TEST(ProcessTreeCollector, CgroupLimitsAreTheDenominators) {
+  // cgroup-v2-parent-limit: 1.5 CPUs (job.slice's cpu.max) of 8, 2 GiB memory limit; pid 100 has
+  // 131072 pages (512 MiB), 300 ticks at t0 (started at 900 s) and 600 at t1.
+  FixtureTree tree(test::HostFixture("cgroup-v2-parent-limit"));
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 100, clocks);
+  const auto first = test::CollectTick(*collector, 0);
+  ASSERT_TRUE(first.status.ok()) << first.status.error();
+  EXPECT_DOUBLE_EQ(first["cpu"], 3.0 / (100.0 * 1.5) * 100.0);  // 2 %
+  EXPECT_DOUBLE_EQ(first["proc.memory.percent"], 25.0);
+  tree.MirrorFrom(test::HostFixture("cgroup-v2-parent-limit") / "t1");
+  clocks.Advance(2);
+  const auto second = test::CollectTick(*collector, 1);
+  EXPECT_DOUBLE_EQ(second["cpu"], 100.0);  // 3 s of CPU in 2 s with 1.5 CPUs available
+}
+
+TEST(ProcessTreeCollector, CapturedVmTree) {
+  // A real tree captured on a 2-CPU Debian 12 VM (tools/capture_fixture.sh -p 7953 -t 2): bash 7953 with
+  // children sleep 7955, subshell 7956 (-> sleep 7958), a busy-looping subshell 7957, sleep 2 (7959, gone
+  // in t1) and python3 7960 with 3 threads. Boot clock from proc/uptime: 837.37 s, then 840.33 s. Root
+  // start 83683 ticks. Ticks (utime + stime) at t0: 7957 44, 7960 4, others 0; at t1 7957 254.
+  FixtureTree tree(test::HostFixture("debian12-vm"));
+  test::FakeClocks clocks(837.37, 837.37);
+  auto collector = MakeTree(tree, 7953, clocks);
+  const auto first = test::CollectTick(*collector, 0);
+  ASSERT_TRUE(first.status.ok()) << first.status.error();
+  ExpectClose(first["cpu"], 100.0 * 48.0 / 100.0 / ((837.37 - 836.83) * 2.0));
+  EXPECT_DOUBLE_EQ(first["proc.cpu.threads"], 9.0);
+  // statm resident pages 759 + 454 + 368 + 402 + 448 + 446 + 3396.
+  EXPECT_DOUBLE_EQ(first["proc.memory.rssMB"], 6273.0 / kPagesPerMiB);
+  ExpectClose(first["proc.memory.percent"], 6273.0 * 4096.0 / (24683652.0 * 1024.0) * 100.0);
+
+  tree.MirrorFrom(test::HostFixture("debian12-vm") / "t1");
+  clocks.Set(840.33, 840.33);
+  const auto second = test::CollectTick(*collector, 1);
+  ASSERT_TRUE(second.status.ok()) << second.status.error();
+  ExpectClose(second["cpu"], 100.0 * 210.0 / 100.0 / ((840.33 - 837.37) * 2.0));
+  EXPECT_DOUBLE_EQ(second["proc.cpu.threads"], 8.0);
+  EXPECT_DOUBLE_EQ(second["proc.memory.rssMB"], 5827.0 / kPagesPerMiB);
+}
+
+}  // namespace
+}  // namespace runmon
