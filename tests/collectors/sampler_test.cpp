@@ -2,7 +2,8 @@
 // max_samples, the final sample at Stop(), runmon.sampleMillis, keys merged in lane order; a failing
 // collector backs off 1, 2, 4 ticks (kFailing, logged once) and recovers (logged); one that errors but
 // produces values is kDegraded and its values are kept; one that throws is contained; one that hangs in its
-// own lane does not delay the others, is reported kHung, and its values arrive later as a late sample.
+// own lane does not delay the others, is reported kHung, and its values arrive later as a late sample; one
+// that hangs in a shared lane keeps that lane while its lane-mates move to a new one.
 // Ordering and counts are asserted strictly; wall-clock times only loosely (CI machines are slow).
 #include <gtest/gtest.h>
 
@@ -483,6 +484,70 @@ TEST(Sampler, HungLaneDoesNotDelayOthersAndReportsLate) {
   }
   EXPECT_NE(StateOf(sampler.States(), "stuck").health, CollectorHealth::kHung);
   EXPECT_GE(recorder.LogsContaining("returned after being hung"), 1u);
+}
+
+
+TEST(Sampler, StuckCollectorsLaneMatesMoveToANewLane) {
+  auto gate = std::make_shared<Gate>();
+  auto before = std::make_shared<CallLog>();
+  auto stuck_log = std::make_shared<CallLog>();
+  auto after = std::make_shared<CallLog>();
+  std::vector<CollectorSpec> specs;
+  specs.push_back(Spec("before", "proc", before, Counting("before")));
+  specs.push_back(
+      Spec("stuck", "proc", stuck_log, [gate](size_t call, const Tick& tick, MetricBatch& out) -> Status {
+        if (call == 1) {
+          std::unique_lock lock(gate->mutex);
+          gate->entered = true;
+          gate->cv.wait(lock, [&] { return gate->open; });
+        }
+        out.Add("stuck.value", static_cast<double>(tick.index));
+        return OkStatus();
+      }));
+  specs.push_back(Spec("after", "proc", after, Counting("after")));
+  Recorder recorder;
+  auto options = Options(std::nullopt);
+  options.lane_timeout_seconds = 1;
+  Sampler sampler(std::move(specs), options, recorder.Sink(), recorder.Logger());
+  struct Release {
+    std::shared_ptr<Gate> gate;
+    ~Release() { gate->Open(); }
+  } release{gate};
+  std::thread runner([&] { sampler.Run(); });
+
+  // Once the stuck call is seen, its lane-mates leave the lane and keep sampling on time.
+  EXPECT_TRUE(WaitFor([&] { return StateOf(sampler.States(), "after").lane != "proc"; }));
+  const auto states = sampler.States();
+  EXPECT_EQ(StateOf(states, "stuck").lane, "proc");
+  EXPECT_EQ(StateOf(states, "stuck").health, CollectorHealth::kHung);
+  EXPECT_EQ(StateOf(states, "before").lane, StateOf(states, "after").lane);
+  EXPECT_EQ(recorder.LogsContaining("its other collectors continue in lane"), 1u);
+  const size_t at_split = recorder.OnTime().size();
+  EXPECT_TRUE(WaitFor([&] { return recorder.OnTime().size() >= at_split + 5; }));
+  for (size_t i = at_split; i < recorder.OnTime().size(); ++i) {
+    const Sample s = recorder.OnTime()[i];
+    EXPECT_NE(s.metrics.Find("before"), nullptr);
+    EXPECT_NE(s.metrics.Find("after"), nullptr);
+  }
+
+  gate->Open();
+  const size_t at_release = stuck_log->Ticks().size();
+  EXPECT_TRUE(WaitFor([&] { return stuck_log->Ticks().size() >= at_release + 2; }));
+  sampler.Stop();
+  runner.join();
+
+  // No collector ran twice for one tick: the stuck lane, once back, did not run the collectors it lost.
+  for (const auto& log : {before, after, stuck_log}) {
+    const auto ticks = log->Ticks();
+    for (size_t i = 1; i < ticks.size(); ++i) {
+      EXPECT_TRUE(ticks[i].index > ticks[i - 1].index || (ticks[i].final && !ticks[i - 1].final)) << i;
+    }
+  }
+  // The stuck value of the stuck tick still arrived, late.
+  const auto samples = recorder.Samples();
+  EXPECT_EQ(std::count_if(samples.begin(), samples.end(),
+                          [](const Sample& s) { return s.late && s.metrics.Find("stuck.value") != nullptr; }),
+            1);
 }
 
 }  // namespace
