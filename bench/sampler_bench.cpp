@@ -39,6 +39,7 @@
 
 #include "collectors/builtin.hpp"
 #include "collectors/linux/linux_collectors.hpp"
+#include "host/file_reader.hpp"
 #include "sampler/sampler.hpp"
 
 namespace {
@@ -54,15 +55,17 @@ struct Options {
   bool per_core = false;
   bool no_cgroup = false;
   bool profile = false;
-  std::string driver;  // "", "sampler" or "direct"
+  bool peer_keys = false;  // only the collectors behind the peer's key set
+  std::string driver;      // "", "sampler" or "direct"
 };
 
 [[noreturn]] void Usage(const char* message) {
-  std::fprintf(stderr,
-               "sampler_bench: %s\n"
-               "usage: sampler_bench [--pid PID] [--samples N] [--interval SECONDS] [--no-tree] [--per-core]\n"
-               "                     [--no-cgroup] [--driver sampler|direct] [--profile]\n",
-               message);
+  std::fprintf(
+      stderr,
+      "sampler_bench: %s\n"
+      "usage: sampler_bench [--pid PID] [--samples N] [--interval SECONDS] [--no-tree] [--per-core]\n"
+      "                     [--no-cgroup] [--driver sampler|direct] [--profile] [--peer-keys]\n",
+      message);
   std::exit(2);
 }
 
@@ -90,6 +93,8 @@ Options ParseArgs(int argc, char** argv) {
         o.no_cgroup = true;
       } else if (arg == "--profile") {
         o.profile = true;
+      } else if (arg == "--peer-keys") {
+        o.peer_keys = true;
       } else if (arg == "--driver") {
         o.driver = value();
       } else {
@@ -115,7 +120,9 @@ struct CpuSeconds {
 CpuSeconds ProcessCpu() {
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
   return {seconds(usage.ru_utime), seconds(usage.ru_stime)};
 }
 
@@ -132,7 +139,8 @@ std::map<std::string, long> SelfStatus() {
   std::string line;
   while (std::getline(status, line)) {
     for (const char* key : {"VmRSS:", "VmHWM:"}) {
-      if (line.starts_with(key)) out[std::string(key, std::strlen(key) - 1)] = std::atol(line.c_str() + std::strlen(key));
+      if (line.starts_with(key))
+        out[std::string(key, std::strlen(key) - 1)] = std::atol(line.c_str() + std::strlen(key));
     }
   }
   return out;
@@ -192,7 +200,8 @@ Measured RunDirect(const Options& o, std::vector<CollectorSpec> specs) {
     for (auto& spec : specs) {
       const double before = o.profile ? ThreadCpuSeconds() : 0;
       if (!spec.collector->Collect(tick, batch)) ++m.failures;
-      if (o.profile && measured) m.collector_cpu[std::string(spec.collector->Name())] += ThreadCpuSeconds() - before;
+      if (o.profile && measured)
+        m.collector_cpu[std::string(spec.collector->Name())] += ThreadCpuSeconds() - before;
     }
     m.keys = batch.items().size();
   };
@@ -202,8 +211,9 @@ Measured RunDirect(const Options& o, std::vector<CollectorSpec> specs) {
   const auto w0 = std::chrono::steady_clock::now();
   for (uint64_t i = 0; i < o.samples; ++i) {
     if (o.interval > 0) {
-      std::this_thread::sleep_until(w0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                             std::chrono::duration<double>(o.interval * static_cast<double>(i))));
+      std::this_thread::sleep_until(w0 +
+                                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                        std::chrono::duration<double>(o.interval * static_cast<double>(i))));
     }
     pass(true);
   }
@@ -250,16 +260,28 @@ Measured RunSampler(const Options& o, std::vector<CollectorSpec> specs) {
 
 int main(int argc, char** argv) {
   const Options o = ParseArgs(argc, argv);
+  runmon::RaiseOpenFileLimit();  // as runmon does
   const runmon::LinuxCollectorContext ctx = MakeContext(o);
   if (o.pid > 0 && !std::filesystem::exists(fmt::format("/proc/{}", o.pid))) {
     std::fprintf(stderr, "sampler_bench: process %ld does not exist\n", o.pid);
     return 1;
   }
-  const Measured m = o.driver == "sampler" ? RunSampler(o, runmon::BuiltinCollectors(ctx))
-                                           : RunDirect(o, runmon::BuiltinCollectors(ctx));
+  auto collectors = runmon::BuiltinCollectors(ctx);
+  if (o.peer_keys) {
+    // The peer gathers W&B's default key set: process tree, memory, disk and network. runmon's additions
+    // (host cpu_percent, cgroup.*, runmon.*) are left out so both read the same kernel files.
+    std::erase_if(collectors, [](const CollectorSpec& spec) {
+      const std::string_view name = spec.collector->Name();
+      return name == "cpu" || name == "cgroup" || name == "runmon";
+    });
+  }
+  const Measured m =
+      o.driver == "sampler" ? RunSampler(o, std::move(collectors)) : RunDirect(o, std::move(collectors));
   const auto status = SelfStatus();
   const double n = static_cast<double>(o.samples);
-  auto us = [&](double seconds) { return static_cast<double>(static_cast<long long>(seconds / n * 1e7)) / 10.0; };
+  auto us = [&](double seconds) {
+    return static_cast<double>(static_cast<long long>(seconds / n * 1e7)) / 10.0;
+  };
   std::string profile;
   if (!m.collector_cpu.empty()) {
     profile = ",\"collector_us_per_sample\":{";
@@ -272,13 +294,17 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "{\"tool\":\"runmon\",\"driver\":\"%s\",\"tree\":%s,\"percpu\":%s,\"samples\":%llu,\"interval\":%g,"
-      "\"tree_size\":%zu,\"user_s\":%.6f,\"sys_s\":%.6f,\"cpu_us_per_sample\":%.1f,\"user_us_per_sample\":%.1f,"
+      "\"tree_size\":%zu,\"user_s\":%.6f,\"sys_s\":%.6f,\"cpu_us_per_sample\":%.1f,\"user_us_per_sample\":%."
+      "1f,"
       "\"sys_us_per_sample\":%.1f,\"wall_us_per_sample\":%.1f,\"rss_kb\":%ld,\"hwm_kb\":%ld,\"keys\":%zu,"
       "\"failures\":%llu%s}\n",
       o.driver.c_str(), o.tree ? "true" : "false", o.per_core ? "true" : "false",
-      static_cast<unsigned long long>(o.samples), o.interval, o.pid <= 0 ? 0 : o.tree ? TreeSize(o.pid) : 1, m.cpu.user,
-      m.cpu.sys, us(m.cpu.user + m.cpu.sys), us(m.cpu.user), us(m.cpu.sys), us(m.wall_seconds),
-      status.count("VmRSS") ? status.at("VmRSS") : -1L, status.count("VmHWM") ? status.at("VmHWM") : -1L, m.keys,
-      static_cast<unsigned long long>(m.failures), profile.c_str());
+      static_cast<unsigned long long>(o.samples), o.interval,
+      o.pid <= 0 ? 0
+      : o.tree   ? TreeSize(o.pid)
+                 : 1,
+      m.cpu.user, m.cpu.sys, us(m.cpu.user + m.cpu.sys), us(m.cpu.user), us(m.cpu.sys), us(m.wall_seconds),
+      status.count("VmRSS") ? status.at("VmRSS") : -1L, status.count("VmHWM") ? status.at("VmHWM") : -1L,
+      m.keys, static_cast<unsigned long long>(m.failures), profile.c_str());
   return 0;
 }

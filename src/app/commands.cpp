@@ -23,6 +23,7 @@
 #include "collectors/builtin.hpp"
 #include "config/settings.hpp"
 #include "core/catalog.hpp"
+#include "host/file_reader.hpp"
 #include "sampler/sampler.hpp"
 
 extern char** environ;
@@ -218,6 +219,8 @@ int RunInfo(const SamplerFlags& flags) {
 }  // namespace
 
 int RunCommandLine(int argc, char** argv) {
+  // A process tree of thousands keeps thousands of files open (within a budget, see file_reader.hpp).
+  RaiseOpenFileLimit();
   CLI::App app{"runmon: system metrics for machine-learning runs, with W&B's metric names."};
   app.set_version_flag("--version", std::string("runmon ") + RUNMON_VERSION);
   app.require_subcommand(1);

@@ -1,6 +1,6 @@
-// The one explicit list of collectors and the lane each runs in. Lanes are threads: a collector that can
-// block (statvfs on a dead network mount, later a driver call or a tool) gets its own so it never delays
-// the /proc readers.
+// The one explicit list of collectors and the lane each runs in. Lanes are threads; a source that is slow by
+// nature (a vendor library, a tool, an HTTP endpoint) gets a lane of its own so it never delays the /proc
+// readers, and a collector that hangs unexpectedly is split off its lane by the sampler.
 #pragma once
 
 #include <memory>

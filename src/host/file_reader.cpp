@@ -3,8 +3,11 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -13,8 +16,49 @@
 namespace runmon {
 namespace {
 
+constexpr size_t kInitialBufferBytes = 512;
+constexpr size_t kReservedDescriptors = 64;
+
+std::atomic<size_t> kept_descriptors{0};
+
 std::string ErrnoMessage(const std::filesystem::path& path, int error_number) {
   return fmt::format("{}: {}", path.string(), std::strerror(error_number));
+}
+
+size_t ComputeBudget() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 4096;
+  const size_t soft = static_cast<size_t>(limit.rlim_cur);
+  return soft * 3 / 4 > kReservedDescriptors ? soft * 3 / 4 - kReservedDescriptors : soft / 2;
+}
+
+// Reads fd from offset 0 into buffer until the end; returns the length or -errno.
+ssize_t ReadAll(int fd, std::string& buffer, const std::filesystem::path& path, std::string* error) {
+  if (buffer.size() < kInitialBufferBytes) buffer.resize(kInitialBufferBytes);
+  size_t used = 0;
+  for (;;) {
+    const ssize_t n = ::pread(fd, buffer.data() + used, buffer.size() - used, static_cast<off_t>(used));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int saved = errno;
+      *error = ErrnoMessage(path, saved);
+      return -saved;
+    }
+    if (n == 0) break;
+    const bool short_read = static_cast<size_t>(n) < buffer.size() - used;
+    used += static_cast<size_t>(n);
+    // procfs, sysfs and cgroup files fill the whole buffer unless they are at their end, so a short read
+    // is the end; this saves the second pread that would only return 0.
+    if (short_read) break;
+    if (used == buffer.size()) {
+      if (buffer.size() >= kMaxFileBytes) {
+        *error = fmt::format("{}: larger than {} bytes", path.string(), kMaxFileBytes);
+        return -EFBIG;
+      }
+      buffer.resize(std::min(buffer.size() * 2, kMaxFileBytes));
+    }
+  }
+  return static_cast<ssize_t>(used);
 }
 
 }  // namespace
@@ -44,44 +88,62 @@ KeptOpenFile::~KeptOpenFile() {
 }
 
 void KeptOpenFile::Close() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0) {
+    ::close(fd_);
+    kept_descriptors.fetch_sub(1, std::memory_order_relaxed);
+  }
   fd_ = -1;
 }
 
 Result<std::string_view> KeptOpenFile::Read() {
-  if (fd_ < 0) {
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd_ < 0) {
+  return Read(buffer_);
+}
+
+Result<std::string_view> KeptOpenFile::Read(std::string& buffer) {
+  int fd = fd_;
+  if (fd < 0) {
+    fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
       last_errno_ = errno;
       return Error{ErrnoMessage(path_, last_errno_)};
+    }
+    if (kept_descriptors.fetch_add(1, std::memory_order_relaxed) < KeptDescriptorBudget()) {
+      fd_ = fd;
+    } else {
+      kept_descriptors.fetch_sub(1, std::memory_order_relaxed);
     }
   }
-  if (buffer_.size() < 4096) buffer_.resize(4096);
-  size_t used = 0;
-  for (;;) {
-    const ssize_t n = ::pread(fd_, buffer_.data() + used, buffer_.size() - used, static_cast<off_t>(used));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      last_errno_ = errno;
-      Close();
-      return Error{ErrnoMessage(path_, last_errno_)};
-    }
-    if (n == 0) break;
-    const bool short_read = static_cast<size_t>(n) < buffer_.size() - used;
-    used += static_cast<size_t>(n);
-    // procfs, sysfs and cgroup files fill the whole buffer unless they are at their end, so a short read
-    // is the end; this saves the second pread that would only return 0.
-    if (short_read) break;
-    if (used == buffer_.size()) {
-      if (buffer_.size() >= kMaxFileBytes) {
-        last_errno_ = EFBIG;
-        return Error{fmt::format("{}: larger than {} bytes", path_.string(), kMaxFileBytes)};
-      }
-      buffer_.resize(buffer_.size() * 2);
-    }
+  std::string error;
+  const ssize_t length = ReadAll(fd, buffer, path_, &error);
+  if (fd_ < 0) ::close(fd);  // over budget: this read was a one-off
+  if (length < 0) {
+    last_errno_ = static_cast<int>(-length);
+    if (last_errno_ != EFBIG) Close();
+    return Error{error};
   }
   last_errno_ = 0;
-  return std::string_view(buffer_.data(), used);
+  return std::string_view(buffer.data(), static_cast<size_t>(length));
+}
+
+size_t KeptDescriptorBudget() {
+  static const size_t budget = ComputeBudget();
+  return budget;
+}
+
+size_t KeptDescriptorCount() {
+  return kept_descriptors.load(std::memory_order_relaxed);
+}
+
+unsigned long RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
+  const rlim_t previous = limit.rlim_cur;
+  const rlim_t wanted = std::min<rlim_t>(limit.rlim_max, 65536);
+  if (wanted > limit.rlim_cur) {
+    limit.rlim_cur = wanted;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+  return static_cast<unsigned long>(previous);
 }
 
 Result<std::string> ReadFileToString(const std::filesystem::path& path) {

@@ -1,8 +1,11 @@
 // File access for collectors. KeptOpenFile opens a file once and re-reads it from offset 0 with pread on
 // every sample: for /proc and cgroup files the kernel regenerates the text on each read, and keeping the
 // descriptor saves the open/close that dominate the cost of small reads. A short read is taken as the end of
-// the file, which holds for the kernel's generated files and for regular files. Reads are bounded (kMaxFileBytes)
-// so a hostile or runaway file cannot exhaust memory.
+// the file, which holds for the kernel's generated files and for regular files. Reads are bounded
+// (kMaxFileBytes) so a hostile or runaway file cannot exhaust memory.
+// Descriptors are a budget, not a given: a tree of thousands of processes keeps three files each, so only
+// up to KeptDescriptorBudget() descriptors stay open; past it a file is opened, read and closed each time
+// (slower, never failing with EMFILE and never starving the other collectors).
 #pragma once
 
 #include <filesystem>
@@ -26,9 +29,12 @@ class KeptOpenFile {
   KeptOpenFile& operator=(KeptOpenFile&& other) noexcept;
   ~KeptOpenFile();
 
-  // Reads the whole file; the view stays valid until the next Read. Opens (again) on demand, so a file
-  // that appears later is picked up. On error the descriptor is closed and reopened next time.
+  // Reads the whole file into this object's buffer; the view stays valid until the next Read. Opens (again)
+  // on demand, so a file that appears later is picked up. On error the descriptor is closed and reopened
+  // next time.
   Result<std::string_view> Read();
+  // The same into a caller's buffer (grown as needed and reused), so many small files can share one.
+  Result<std::string_view> Read(std::string& buffer);
   bool IsOpen() const { return fd_ >= 0; }
   const std::filesystem::path& path() const { return path_; }
   // errno of the last failed Read (0 after success).
@@ -41,6 +47,16 @@ class KeptOpenFile {
   int last_errno_ = 0;
   std::string buffer_;
 };
+
+// How many descriptors KeptOpenFile keeps open at most, process-wide: three quarters of the soft
+// RLIMIT_NOFILE at first use, less a reserve.
+size_t KeptDescriptorBudget();
+// Descriptors KeptOpenFile holds open now.
+size_t KeptDescriptorCount();
+
+// Raises the soft RLIMIT_NOFILE to the hard limit (at most 65536) for this process and returns the
+// previous soft limit, so a child started later can be given it back.
+unsigned long RaiseOpenFileLimit();
 
 // Reads a whole (small) file at once; for files read at start-up only.
 Result<std::string> ReadFileToString(const std::filesystem::path& path);

@@ -2,8 +2,10 @@
 // proc.memory.percent.
 //
 // Cost matters most here (a sample every 0.1 s of a tree of hundreds of processes), so:
-//  - each tracked process keeps its stat, statm and main-thread children files open; every tick re-reads
-//    them with pread from offset 0 (no open/close, no directory scans);
+//  - each tracked process keeps its stat, statm and main-thread children files open (within the
+//    process-wide descriptor budget, see file_reader.hpp); every tick re-reads them with pread from offset
+//    0 into one shared buffer (no open/close, no directory scans, no memory per process beyond its
+//    descriptors);
 //  - RSS comes from statm (the stat field lags) and CPU, threads, ppid and start time from stat; status is
 //    never read per tick;
 //  - descendants are found by walking children lists (/proc/PID/task/TID/children), never by scanning every
@@ -79,7 +81,7 @@ class ProcessTreeCollector final : public Collector {
     // Refresh what is tracked; drop what exited or was replaced under the same PID.
     for (auto it = tracked_.begin(); it != tracked_.end();) {
       Process& p = *it->second;
-      auto text = p.stat.Read();
+      auto text = p.stat.Read(scratch_);
       std::optional<PidStat> stat;
       if (text) {
         if (auto parsed = ParsePidStat(*text); parsed && parsed->start_time_ticks == p.start_time_ticks) {
@@ -123,7 +125,7 @@ class ProcessTreeCollector final : public Collector {
     for (auto& [pid, p] : tracked_) {
       threads += static_cast<double>(p->threads);
       total_cpu_ticks += static_cast<double>(p->cpu_ticks);
-      if (auto text = p->statm.Read()) {
+      if (auto text = p->statm.Read(scratch_)) {
         if (auto pages = ParsePidStatmResidentPages(*text)) rss_pages += static_cast<double>(*pages);
       }
     }
@@ -151,7 +153,7 @@ class ProcessTreeCollector final : public Collector {
     auto process = std::make_unique<Process>();
     process->pid = pid;
     process->stat = KeptOpenFile(PidPath(pid, "stat"));
-    auto text = process->stat.Read();
+    auto text = process->stat.Read(scratch_);
     if (!text) return Error{text.error()};
     auto stat = ParsePidStat(*text);
     if (!stat) return Error{stat.error()};
@@ -193,7 +195,7 @@ class ProcessTreeCollector final : public Collector {
       auto it = tracked_.find(pid);
       if (it == tracked_.end()) continue;
       Process& p = *it->second;
-      auto text = p.children.Read();
+      auto text = p.children.Read(scratch_);
       if (!text) {
         if (pid == root_pid_ && IsGoneErrno(p.children.last_errno()) &&
             !std::filesystem::exists(PidPath(pid, "task/" + std::to_string(pid) + "/children"))) {
@@ -250,6 +252,7 @@ class ProcessTreeCollector final : public Collector {
   double memory_denominator_ = 0;
   std::unordered_map<long, std::unique_ptr<Process>> tracked_;
   std::vector<long> adopted_this_tick_;
+  std::string scratch_;  // one read buffer for every file of every process (a tree can be thousands)
   uint64_t root_start_ticks_ = 0;
   bool have_previous_ = false;
   bool scan_fallback_ = false;
