@@ -179,6 +179,7 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
   }
   ::signal(SIGPIPE, SIG_IGN);
   std::atomic<bool> output_failed{false};
+  std::atomic<int> output_errno{0};  // the sink runs on the sampler's thread; errno is per thread
   uint64_t number = 0;
   Sampler* running = nullptr;
   StopSignals signals([&] {
@@ -190,6 +191,7 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
         if (output_failed) return;
         const std::string text = json ? FormatSampleJson(sample) : FormatSampleTable(sample, ++number);
         if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+          output_errno = errno;
           output_failed = true;
           running->Stop();
         }
@@ -198,8 +200,8 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
   running = &sampler;
   sampler.Run();
   running = nullptr;
-  if (output_failed && errno != EPIPE) {
-    Warn(fmt::format("writing samples failed: {}", std::strerror(errno)));
+  if (output_failed && output_errno != EPIPE) {
+    Warn(fmt::format("writing samples failed: {}", std::strerror(output_errno)));
     return 1;
   }
   return 0;

@@ -1,14 +1,18 @@
-// Lanes, ticks, deadlines and backoff (see sampler.hpp). All coordination goes through one mutex in a
-// shared block that lane threads co-own, so a lane stuck in a driver call can be detached at shutdown
+// Lanes, ticks, deadlines, backoff and the leader (see sampler.hpp). All coordination goes through one
+// mutex in a block that every thread co-owns, so a lane stuck in a driver call can be detached at shutdown
 // without leaving it pointing at freed memory.
+//
+// Cost: on every tick the leader wakes once, from its own timer, and runs its collectors itself; a sample
+// of the host lane alone costs one thread wake-up and no hand-off. Other lanes cost one wake-up each. The
+// watchdog wakes once per max(1 s, lane timeout), not per tick.
 #include "sampler/sampler.hpp"
 
 #include <semaphore.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <ctime>
 #include <cmath>
+#include <ctime>
 #include <exception>
 #include <map>
 #include <thread>
@@ -20,10 +24,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+double WallNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+Clock::duration Seconds(double seconds) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
 // A POSIX semaphore: posting makes a system call only when a thread is waiting, and waiting makes one
 // only when nothing was posted. Condition variables cost three or four more futex calls per hand-off
-// (the mutex a woken waiter re-takes is marked contended), which on a virtual machine is a visible part of
-// a sample's cost.
+// (the mutex a woken waiter re-takes is marked contended), a visible part of a sample's cost on a
+// virtual machine.
 class Semaphore {
  public:
   Semaphore() { ::sem_init(&sem_, 0, 0); }
@@ -54,10 +66,6 @@ class Semaphore {
   sem_t sem_{};
 };
 
-double WallNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 }  // namespace
 
 std::string_view CollectorHealthName(CollectorHealth health) {
@@ -74,19 +82,40 @@ std::string_view CollectorHealthName(CollectorHealth health) {
   return "ok";
 }
 
-struct Sampler::Shared {
-  mutable std::mutex mutex;
-  Semaphore lane_done;  // posted whenever a lane finishes a tick
-  Semaphore wake;       // posted once by Stop()
-  bool stop = false;
-  Logger log;
-};
-
 struct Sampler::LaneEntry {
   std::unique_ptr<Collector> collector;
   CollectorState state;
   uint64_t retry_at_tick = 0;
-  Lane* owner = nullptr;  // guarded by shared->mutex: the lane that runs it now
+  Lane* owner = nullptr;  // the lane that runs it now
+};
+
+// Everything the threads share. Fields without a note are guarded by `mutex`.
+struct Sampler::Shared {
+  std::mutex mutex;
+  Semaphore lane_done;  // posted whenever a non-leading lane finishes a pass
+  Semaphore wake;       // posted once by Stop(); the leader re-posts what it consumes
+  Semaphore finished;   // posted by the leader when Run() should return
+  Semaphore watchdog_quit;
+  bool stop = false;
+  bool finished_flag = false;
+  Logger log;
+  SamplerOptions options;
+  Sink sink;  // called by the leading thread only, never with the mutex held
+  Clock::time_point start;
+  uint64_t next_index = 0;     // the tick the leader runs next
+  uint64_t current_index = 0;  // the tick the leader is running
+  uint64_t emitted = 0;
+  unsigned lanes_split = 0;
+  std::vector<std::shared_ptr<Lane>> lanes;  // merge order; the leader is one of them
+  std::shared_ptr<Lane> leader;
+
+  double LaneTimeoutSeconds() const {
+    if (options.lane_timeout_seconds) return *options.lane_timeout_seconds;
+    return std::min(options.interval_seconds * 0.5, 5.0);
+  }
+  void Log(const std::string& message) const {
+    if (log) log(message);
+  }
 };
 
 struct Sampler::Lane {
@@ -97,23 +126,22 @@ struct Sampler::Lane {
   };
 
   std::string name;
-  std::vector<std::shared_ptr<Entry>> entries;  // guarded by shared->mutex
+  std::vector<std::shared_ptr<Entry>> entries;
   std::shared_ptr<Shared> shared;
   Semaphore work;               // posted for each pending tick and for quit
-  std::optional<Tick> pending;  // guarded by shared->mutex
+  std::optional<Tick> pending;  // the tick handed to a non-leading lane
   bool busy = false;
   bool quit = false;
+  bool deposed = false;  // was leading; the watchdog handed the lead to another lane
   bool reported_hung = false;
-  Entry* running = nullptr;  // the entry inside Collect; guarded by shared->mutex
+  Entry* running = nullptr;  // the entry inside Collect
+  Clock::time_point running_since;
   Clock::time_point busy_since;
   std::vector<Done> done;
   uint64_t max_backoff_ticks = 1;
   std::thread thread;
 
-  void Start(const std::shared_ptr<Lane>& self) {
-    thread = std::thread([self] { self->Loop(); });
-  }
-
+  // An ordinary lane: runs the ticks it is handed.
   void Loop() {
     std::unique_lock lock(shared->mutex, std::defer_lock);
     for (;;) {
@@ -126,21 +154,30 @@ struct Sampler::Lane {
       }
       const Tick tick = *pending;
       pending.reset();
-      const auto list = entries;  // a lane split during this pass must not change what is iterated
+      const auto list = entries;  // a split during this pass must not change what is iterated
       lock.unlock();
       MetricBatch batch;
       RunCollectors(tick, list, batch);
       lock.lock();
-      done.push_back({tick, std::move(batch)});
-      busy = false;
-      if (reported_hung) {
-        reported_hung = false;
-        if (shared->log) shared->log(fmt::format("lane {} returned after being hung", name));
-      }
+      Finish(tick, std::move(batch));
       lock.unlock();
       shared->lane_done.Post();
     }
   }
+
+  // Called with the mutex held, after a pass of a lane that is not leading.
+  void Finish(const Tick& tick, MetricBatch batch) {
+    done.push_back({tick, std::move(batch)});
+    busy = false;
+    if (reported_hung) {
+      reported_hung = false;
+      shared->Log(fmt::format("lane {} returned after being hung", name));
+    }
+  }
+
+  // The leading lane: keeps the clock, hands each tick to the other lanes, runs its own collectors
+  // itself, waits for the others up to the deadline and emits the sample.
+  void Lead();
 
   void RunCollectors(const Tick& tick, const std::vector<std::shared_ptr<Entry>>& list, MetricBatch& batch) {
     for (const auto& shared_entry : list) {
@@ -151,9 +188,9 @@ struct Sampler::Lane {
         if (entry.owner != this) continue;
         if (!tick.final && tick.index < entry.retry_at_tick) continue;
         running = &entry;
+        running_since = Clock::now();
       }
       const size_t before = batch.items().size();
-      const auto started = Clock::now();
       std::optional<std::string> error;
       try {
         auto status = entry.collector->Collect(tick, batch);
@@ -163,9 +200,9 @@ struct Sampler::Lane {
       } catch (...) {
         error = "unexpected exception";
       }
-      const double millis = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
       const bool produced = batch.items().size() > before;
       std::lock_guard guard(shared->mutex);
+      const double millis = std::chrono::duration<double, std::milli>(Clock::now() - running_since).count();
       running = nullptr;
       UpdateState(entry, tick, error, produced, millis);
     }
@@ -203,110 +240,31 @@ struct Sampler::Lane {
       state.health = CollectorHealth::kFailing;
       state.message = *error;
     }
-    if (!message.empty() && shared->log) shared->log(message);
+    if (!message.empty()) shared->Log(message);
+  }
+
+  void Start(const std::shared_ptr<Lane>& self, bool lead) {
+    thread = std::thread([self, lead] {
+      if (lead) {
+        self->Lead();
+      } else {
+        self->Loop();
+      }
+    });
   }
 };
 
-Sampler::Sampler(std::vector<CollectorSpec> collectors, SamplerOptions options, Sink sink, Logger log)
-    : options_(options), sink_(std::move(sink)), shared_(std::make_shared<Shared>()) {
-  shared_->log = std::move(log);
-  const uint64_t max_backoff_ticks =
-      std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(options_.max_backoff_seconds /
-                                                            std::max(options_.interval_seconds, 1e-3))));
-  std::map<std::string, std::shared_ptr<Lane>> by_name;
-  for (auto& spec : collectors) {
-    auto& lane = by_name[spec.lane];
-    if (!lane) {
-      lane = std::make_shared<Lane>();
-      lane->name = spec.lane;
-      lane->shared = shared_;
-      lane->max_backoff_ticks = max_backoff_ticks;
-      lanes_.push_back(lane);
-    }
-    auto entry = std::make_shared<Lane::Entry>();
-    entry->state.name = std::string(spec.collector->Name());
-    entry->state.lane = spec.lane;
-    entry->collector = std::move(spec.collector);
-    entry->owner = lane.get();
-    lane->entries.push_back(std::move(entry));
-  }
-  for (auto& lane : lanes_) lane->Start(lane);
-}
+namespace {
 
-Sampler::~Sampler() {
-  std::vector<std::shared_ptr<Lane>> hung;
-  {
-    std::lock_guard guard(shared_->mutex);
-    for (auto& lane : lanes_) {
-      lane->quit = true;
-      lane->work.Post();
-    }
-  }
-  for (auto& lane : lanes_) {
-    bool busy;
-    {
-      std::lock_guard guard(shared_->mutex);
-      busy = lane->busy;
-    }
-    // A lane stuck in a call cannot be interrupted; it owns its state and ends with the process.
-    if (busy) {
-      lane->thread.detach();
-    } else {
-      lane->thread.join();
-    }
-  }
-}
-
-void Sampler::Stop() {
-  std::lock_guard guard(shared_->mutex);
-  if (shared_->stop) return;
-  shared_->stop = true;
-  shared_->wake.Post();
-}
-
-std::vector<CollectorState> Sampler::States() const {
-  std::lock_guard guard(shared_->mutex);
-  std::vector<CollectorState> states;
-  for (const auto& lane : lanes_) {
-    for (const auto& entry : lane->entries) states.push_back(entry->state);
-  }
-  return states;
-}
-
-double Sampler::LaneTimeoutSeconds() const {
-  if (options_.lane_timeout_seconds) return *options_.lane_timeout_seconds;
-  return std::min(options_.interval_seconds * 0.5, 5.0);
-}
-
-void Sampler::DrainLate(std::vector<Sample>& late) {
-  // Called with the mutex held: results of earlier ticks that arrived after their deadline.
-  for (auto& lane : lanes_) {
-    for (auto it = lane->done.begin(); it != lane->done.end();) {
-      Sample sample;
-      sample.timestamp = it->tick.wall_seconds;
-      sample.runtime = std::chrono::duration<double>(it->tick.monotonic - start_).count();
-      sample.late = true;
-      sample.metrics = std::move(it->batch);
-      if (!sample.metrics.empty()) late.push_back(std::move(sample));
-      it = lane->done.erase(it);
-    }
-  }
-}
-
-void Sampler::Trigger(Lane& lane, const Tick& tick, Clock::time_point started) {
-  lane.busy = true;
-  lane.busy_since = started;
-  lane.pending = tick;
-}
-
-std::shared_ptr<Sampler::Lane> Sampler::SplitOff(Lane& stuck_lane, Lane::Entry& stuck) {
-  // The stuck collector keeps its thread; every other collector of its lane moves to a new lane, so one
-  // hung call delays nothing else for more than one deadline.
-  auto lane = std::make_shared<Lane>();
-  lane->name = fmt::format("{}~{}", stuck_lane.name, ++lanes_split_);
-  lane->shared = shared_;
+// Moves every collector of `stuck_lane` but `stuck` to a new lane and returns it. Mutex held.
+std::shared_ptr<Sampler::Lane> SplitOff(Sampler::Shared& shared,
+                                        const std::shared_ptr<Sampler::Shared>& owner,
+                                        Sampler::Lane& stuck_lane, Sampler::LaneEntry& stuck) {
+  auto lane = std::make_shared<Sampler::Lane>();
+  lane->name = fmt::format("{}~{}", stuck_lane.name, ++shared.lanes_split);
+  lane->shared = owner;
   lane->max_backoff_ticks = stuck_lane.max_backoff_ticks;
-  std::vector<std::shared_ptr<Lane::Entry>> keep;
+  std::vector<std::shared_ptr<Sampler::LaneEntry>> keep;
   for (auto& entry : stuck_lane.entries) {
     if (entry.get() == &stuck) {
       keep.push_back(entry);
@@ -317,67 +275,119 @@ std::shared_ptr<Sampler::Lane> Sampler::SplitOff(Lane& stuck_lane, Lane::Entry& 
     }
   }
   stuck_lane.entries = std::move(keep);
-  if (shared_->log) {
-    shared_->log(fmt::format("collector {} is stuck in lane {}; its other collectors continue in lane {}",
-                             stuck.state.name, stuck_lane.name, lane->name));
-  }
+  shared.Log(fmt::format("collector {} is stuck in lane {}; its other collectors continue in lane {}",
+                         stuck.state.name, stuck_lane.name, lane->name));
   return lane;
 }
 
-void Sampler::EmitTick(const Tick& tick, Clock::time_point started) {
-  std::vector<Sample> late;
-  Sample sample;
-  sample.timestamp = tick.wall_seconds;
-  sample.runtime = std::chrono::duration<double>(started - start_).count();
-  {
-    std::unique_lock lock(shared_->mutex);
-    DrainLate(late);
+// Samples of earlier ticks whose lanes finished after their deadline. Mutex held.
+void DrainLate(Sampler::Shared& shared, std::vector<Sample>& late) {
+  for (auto& lane : shared.lanes) {
+    for (auto& done : lane->done) {
+      if (done.batch.empty()) continue;
+      Sample sample;
+      sample.timestamp = done.tick.wall_seconds;
+      sample.runtime = std::chrono::duration<double>(done.tick.monotonic - shared.start).count();
+      sample.late = true;
+      sample.metrics = std::move(done.batch);
+      late.push_back(std::move(sample));
+    }
+    lane->done.clear();
+  }
+}
+
+}  // namespace
+
+void Sampler::Lane::Lead() {
+  Shared& s = *shared;
+  const auto interval = Seconds(s.options.interval_seconds);
+  std::unique_lock lock(s.mutex);
+  for (;;) {
+    const uint64_t index = s.next_index;
+    const auto due = s.start + interval * static_cast<Clock::rep>(index);
+    lock.unlock();
+    // Sleeps until the tick is due; Stop() wakes it early (its post is put back, so once stopped every
+    // later wait returns at once).
+    if (s.wake.WaitUntil(due)) s.wake.Post();
+    lock.lock();
+    const bool stopping = s.stop;
+    const auto started = Clock::now();
+    const Tick tick{stopping ? started : due, WallNow(), index, stopping};
+    s.current_index = index;
+
+    // Hand the tick to every idle lane; a lane still busy with an earlier tick is hung: its stuck
+    // collector keeps the lane and the others move to a new one.
+    std::vector<Sample> late;
+    DrainLate(s, late);
     std::vector<Lane*> waiting;
     std::vector<std::shared_ptr<Lane>> split_off;
-    for (auto& lane : lanes_) {
+    for (auto& lane : s.lanes) {
+      if (lane.get() == this) continue;
       if (lane->busy) {
+        const double seconds = std::chrono::duration<double>(started - lane->busy_since).count();
         if (!lane->reported_hung) {
           lane->reported_hung = true;
-          const double seconds = std::chrono::duration<double>(started - lane->busy_since).count();
-          if (shared_->log) {
-            shared_->log(fmt::format("lane {} has not returned for {:.1f} s; skipping it until it does",
-                                     lane->name, seconds));
-          }
+          s.Log(fmt::format("lane {} has not returned for {:.1f} s; skipping it until it does", lane->name,
+                            seconds));
         }
-        if (Lane::Entry* stuck = lane->running) {
+        if (Entry* stuck = lane->running) {
           stuck->state.health = CollectorHealth::kHung;
-          stuck->state.message =
-              fmt::format("has not returned for {:.1f} s",
-                          std::chrono::duration<double>(started - lane->busy_since).count());
-          if (lane->entries.size() > 1) split_off.push_back(SplitOff(*lane, *stuck));
+          stuck->state.message = fmt::format("has not returned for {:.1f} s", seconds);
+          if (lane->entries.size() > 1) split_off.push_back(SplitOff(s, shared, *lane, *stuck));
         }
         continue;
       }
-      Trigger(*lane, tick, started);
       waiting.push_back(lane.get());
     }
     for (auto& lane : split_off) {
-      lanes_.push_back(lane);
-      lane->Start(lane);
-      Trigger(*lane, tick, started);
+      s.lanes.push_back(lane);
+      lane->Start(lane, /*lead=*/false);
       waiting.push_back(lane.get());
     }
+    for (Lane* lane : waiting) {
+      lane->busy = true;
+      lane->busy_since = started;
+      lane->pending = tick;
+    }
+    const auto list = entries;
     lock.unlock();
     for (Lane* lane : waiting) lane->work.Post();
-    const auto deadline = started + std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(LaneTimeoutSeconds()));
+
+    MetricBatch own;
+    RunCollectors(tick, list, own);
+
+    lock.lock();
+    if (deposed) {
+      // The watchdog gave the lead to another lane while a collector of this one was stuck: what this
+      // pass produced goes out late, and this thread serves its stuck collector as an ordinary lane.
+      Finish(tick, std::move(own));
+      lock.unlock();
+      s.lane_done.Post();
+      Loop();
+      return;
+    }
+    lock.unlock();
+    const auto deadline = started + Seconds(s.LaneTimeoutSeconds());
     // lane_done is posted once per finished pass, also by lanes finishing earlier (late) ticks, so each
     // post is a reason to look again, not a count of this tick's lanes.
     for (;;) {
       lock.lock();
       const bool all_done =
-          std::all_of(waiting.begin(), waiting.end(), [](Lane* lane) { return !lane->busy; });
+          std::none_of(waiting.begin(), waiting.end(), [](Lane* lane) { return lane->busy; });
       lock.unlock();
-      if (all_done || !shared_->lane_done.WaitUntil(deadline)) break;
+      if (all_done || !s.lane_done.WaitUntil(deadline)) break;
     }
     lock.lock();
+
     // Merge in lane order what arrived for this tick.
-    for (auto& lane : lanes_) {
+    Sample sample;
+    sample.timestamp = tick.wall_seconds;
+    sample.runtime = std::chrono::duration<double>(started - s.start).count();
+    for (auto& lane : s.lanes) {
+      if (lane.get() == this) {
+        for (auto& metric : own.items()) sample.metrics.Add(std::move(metric.key), metric.value);
+        continue;
+      }
       for (auto it = lane->done.begin(); it != lane->done.end();) {
         if (it->tick.index == tick.index && it->tick.final == tick.final) {
           for (auto& metric : it->batch.items()) sample.metrics.Add(std::move(metric.key), metric.value);
@@ -387,57 +397,176 @@ void Sampler::EmitTick(const Tick& tick, Clock::time_point started) {
         }
       }
     }
+    sample.metrics.Add("runmon.sampleMillis",
+                       std::chrono::duration<double, std::milli>(Clock::now() - started).count());
+    ++s.emitted;
+    const bool last = stopping || (s.options.max_samples && s.emitted >= *s.options.max_samples);
+    // Next tick on the original grid; skip the ones already missed rather than bursting.
+    const auto now = Clock::now();
+    uint64_t next = index + 1;
+    if (s.start + interval * static_cast<Clock::rep>(next) < now) {
+      next = static_cast<uint64_t>((now - s.start) / interval) + 1;
+    }
+    s.next_index = next;
+    lock.unlock();
+
+    for (const auto& l : late) s.sink(l);
+    s.sink(sample);
+
+    if (last) {
+      lock.lock();
+      s.finished_flag = true;
+      lock.unlock();
+      s.finished.Post();
+      Loop();  // idle until the sampler quits
+      return;
+    }
+    lock.lock();
   }
-  sample.metrics.Add("runmon.sampleMillis",
-                     std::chrono::duration<double, std::milli>(Clock::now() - started).count());
-  for (const auto& l : late) sink_(l);
-  sink_(sample);
-  ++emitted_;
+}
+
+Sampler::Sampler(std::vector<CollectorSpec> collectors, SamplerOptions options, Sink sink, Logger log)
+    : shared_(std::make_shared<Shared>()) {
+  Shared& s = *shared_;
+  s.options = options;
+  s.sink = std::move(sink);
+  s.log = std::move(log);
+  const uint64_t max_backoff_ticks =
+      std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(options.max_backoff_seconds /
+                                                            std::max(options.interval_seconds, 1e-3))));
+  std::map<std::string, std::shared_ptr<Lane>> by_name;
+  for (auto& spec : collectors) {
+    auto& lane = by_name[spec.lane];
+    if (!lane) {
+      lane = std::make_shared<Lane>();
+      lane->name = spec.lane;
+      lane->shared = shared_;
+      lane->max_backoff_ticks = max_backoff_ticks;
+      s.lanes.push_back(lane);
+    }
+    auto entry = std::make_shared<Lane::Entry>();
+    entry->state.name = std::string(spec.collector->Name());
+    entry->state.lane = spec.lane;
+    entry->collector = std::move(spec.collector);
+    entry->owner = lane.get();
+    lane->entries.push_back(std::move(entry));
+  }
+  if (s.lanes.empty()) {
+    // A sampler without collectors still ticks (runmon.sampleMillis only); its leader is an empty lane.
+    auto lane = std::make_shared<Lane>();
+    lane->name = "leader";
+    lane->shared = shared_;
+    s.lanes.push_back(lane);
+  }
+  s.leader = s.lanes.front();
+}
+
+Sampler::~Sampler() {
+  shared_->watchdog_quit.Post();
+  if (watchdog_.joinable()) watchdog_.join();
+  std::vector<std::shared_ptr<Lane>> lanes;
+  {
+    std::lock_guard guard(shared_->mutex);
+    lanes = shared_->lanes;
+    for (auto& lane : lanes) lane->quit = true;
+  }
+  for (auto& lane : lanes) lane->work.Post();
+  for (auto& lane : lanes) {
+    if (!lane->thread.joinable()) continue;
+    bool stuck;
+    {
+      std::lock_guard guard(shared_->mutex);
+      stuck = lane->running != nullptr;
+    }
+    // A lane stuck in a call cannot be interrupted; it owns its state and ends with the process.
+    if (stuck) {
+      lane->thread.detach();
+    } else {
+      lane->thread.join();
+    }
+  }
+  // Lanes point at the shared block and the block lists the lanes: break the cycle.
+  std::lock_guard guard(shared_->mutex);
+  shared_->lanes.clear();
+  shared_->leader.reset();
+}
+
+void Sampler::Stop() {
+  {
+    std::lock_guard guard(shared_->mutex);
+    if (shared_->stop) return;
+    shared_->stop = true;
+  }
+  shared_->wake.Post();
+}
+
+std::vector<CollectorState> Sampler::States() const {
+  std::lock_guard guard(shared_->mutex);
+  std::vector<CollectorState> states;
+  for (const auto& lane : shared_->lanes) {
+    for (const auto& entry : lane->entries) states.push_back(entry->state);
+  }
+  return states;
+}
+
+void Sampler::Watch() {
+  // Wakes once per period; when the leading lane has been inside one Collect for longer than the lane
+  // timeout, the lead passes to a new lane holding the leader's other collectors, starting at the next tick.
+  Shared& s = *shared_;
+  const double timeout = s.LaneTimeoutSeconds();
+  const auto period = Seconds(std::max(1.0, timeout));
+  for (;;) {
+    if (s.watchdog_quit.WaitUntil(Clock::now() + period)) return;
+    std::lock_guard guard(s.mutex);
+    if (s.finished_flag) continue;
+    Lane& leader = *s.leader;
+    Lane::Entry* stuck = leader.running;
+    if (stuck == nullptr) continue;
+    const auto now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - leader.running_since).count();
+    if (seconds < timeout) continue;
+    stuck->state.health = CollectorHealth::kHung;
+    stuck->state.message = fmt::format("has not returned for {:.1f} s", seconds);
+    s.Log(fmt::format("lane {} has not returned for {:.1f} s; skipping it until it does", leader.name,
+                      seconds));
+    auto successor = SplitOff(s, shared_, leader, *stuck);
+    leader.deposed = true;
+    leader.busy = true;
+    leader.busy_since = leader.running_since;
+    leader.reported_hung = true;
+    s.lanes.push_back(successor);
+    s.leader = successor;
+    s.next_index = std::max(s.next_index, s.current_index + 1);
+    successor->Start(successor, /*lead=*/true);
+  }
 }
 
 void Sampler::Run() {
-  start_ = Clock::now();
-  start_wall_ = WallNow();
-  const auto interval =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.interval_seconds));
-  uint64_t index = 0;
-  for (;;) {
-    const auto due = start_ + interval * static_cast<Clock::rep>(index);
-    // Sleeps until the tick is due; Stop() wakes it early (its post is never consumed elsewhere, so once
-    // stopped every later wait returns at once).
-    bool stopping = shared_->wake.WaitUntil(due);
-    if (stopping) shared_->wake.Post();
-    {
-      std::lock_guard guard(shared_->mutex);
-      stopping = shared_->stop;
-    }
-    const auto started = Clock::now();
-    Tick tick{stopping ? started : due, WallNow(), index, stopping};
-    EmitTick(tick, started);
-    if (stopping) break;
-    if (options_.max_samples && emitted_ >= *options_.max_samples) break;
-    // Next tick on the original grid; skip the ones already missed.
-    const auto now = Clock::now();
-    ++index;
-    if (start_ + interval * static_cast<Clock::rep>(index) < now) {
-      index = static_cast<uint64_t>((now - start_) / interval) + 1;
-    }
+  Shared& s = *shared_;
+  {
+    std::lock_guard guard(s.mutex);
+    s.start = Clock::now();
+    for (auto& lane : s.lanes) lane->Start(lane, /*lead=*/lane == s.leader);
   }
+  watchdog_ = std::thread([this] { Watch(); });
+  s.finished.Wait();
+  shared_->watchdog_quit.Post();
+  watchdog_.join();
+
   // Late values of the last ticks still get out if their lanes finish within one timeout.
   std::vector<Sample> late;
   {
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(LaneTimeoutSeconds()));
-    std::unique_lock lock(shared_->mutex);
-    while (std::any_of(lanes_.begin(), lanes_.end(), [](const auto& lane) { return lane->busy; })) {
+    const auto deadline = Clock::now() + Seconds(s.LaneTimeoutSeconds());
+    std::unique_lock lock(s.mutex);
+    while (std::any_of(s.lanes.begin(), s.lanes.end(), [&](const auto& lane) { return lane->busy; })) {
       lock.unlock();
-      const bool posted = shared_->lane_done.WaitUntil(deadline);
+      const bool posted = s.lane_done.WaitUntil(deadline);
       lock.lock();
       if (!posted) break;
     }
-    DrainLate(late);
+    DrainLate(s, late);
   }
-  for (const auto& l : late) sink_(l);
+  for (const auto& l : late) s.sink(l);
 }
 
 }  // namespace runmon

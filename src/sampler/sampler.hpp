@@ -1,13 +1,17 @@
 // The sampler: the one writer of samples. It ticks on the monotonic clock at t = 0, every interval (no
 // drift: tick k is due at start + k x interval; a pass that overruns skips the ticks it missed rather than
-// bursting), and once more when stopped. Collectors run in lanes, one thread each; at every tick each idle
-// lane is handed the tick and the sampler waits for the lanes up to a deadline, then emits one sample with
-// every value that arrived. A lane that misses the deadline is not waited for again: its values are emitted
-// later as a "late" sample stamped with their own tick, and while it is still busy at the next tick it is
-// reported hung and skipped; the collector stuck in it keeps that thread and the lane's other collectors
-// move to a new lane, so they are delayed by one deadline at most. A collector that fails is retried with
-// exponential backoff (1, 2, 4, ... ticks, at most about a minute); its state is visible through States() and
-// every change is logged.
+// bursting), and once more when stopped.
+//
+// Collectors run in lanes, one thread each. The first lane leads: its thread keeps the clock, hands each
+// tick to the other lanes, runs its own collectors itself, waits for the others up to a deadline (half the
+// interval, at most 5 s) and emits one sample with every value that arrived. A lane that misses the
+// deadline is not waited for again: its values are emitted later as a "late" sample stamped with their own
+// tick, and while it is still busy at the next tick it is reported hung and skipped; the collector stuck
+// in it keeps that thread and the lane's other collectors move to a new lane, so they are delayed by one
+// deadline at most. A watchdog does the same for the leading lane: when one of its collectors has not
+// returned within the deadline, the lead passes to a new lane with the leader's other collectors.
+// A collector that fails is retried with exponential backoff (1, 2, 4, ... ticks, at most about a minute);
+// its state is visible through States() and every change is logged.
 #pragma once
 
 #include <chrono>
@@ -16,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collectors/builtin.hpp"
@@ -60,25 +65,16 @@ class Sampler {
   void Stop();
   std::vector<CollectorState> States() const;
 
- private:
+  // Implementation types, defined in sampler.cpp.
   struct Lane;
   struct LaneEntry;
   struct Shared;
 
-  void EmitTick(const Tick& tick, std::chrono::steady_clock::time_point started);
-  void Trigger(Lane& lane, const Tick& tick, std::chrono::steady_clock::time_point started);
-  std::shared_ptr<Lane> SplitOff(Lane& stuck_lane, LaneEntry& stuck);
-  void DrainLate(std::vector<Sample>& late);
-  double LaneTimeoutSeconds() const;
+ private:
+  void Watch();
 
-  SamplerOptions options_;
-  Sink sink_;
   std::shared_ptr<Shared> shared_;
-  std::vector<std::shared_ptr<Lane>> lanes_;
-  std::chrono::steady_clock::time_point start_;
-  double start_wall_ = 0;
-  uint64_t emitted_ = 0;
-  unsigned lanes_split_ = 0;
+  std::thread watchdog_;
 };
 
 }  // namespace runmon
