@@ -181,9 +181,9 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
   std::atomic<bool> output_failed{false};
   std::atomic<int> output_errno{0};  // the sink runs on the sampler's thread; errno is per thread
   uint64_t number = 0;
-  Sampler* running = nullptr;
+  std::atomic<Sampler*> running{nullptr};
   StopSignals signals([&] {
-    if (running) running->Stop();
+    if (Sampler* sampler = running.load()) sampler->Stop();
   });
   Sampler sampler(
       BuiltinCollectors(ctx), options,
@@ -193,11 +193,12 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
         if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
           output_errno = errno;
           output_failed = true;
-          running->Stop();
+          running.load()->Stop();
         }
       },
       Warn);
   running = &sampler;
+  if (signals.received() != 0) sampler.Stop();  // a signal that came before the sampler existed
   sampler.Run();
   running = nullptr;
   if (output_failed && output_errno != EPIPE) {

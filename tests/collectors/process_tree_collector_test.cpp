@@ -75,6 +75,45 @@ TEST(ProcessTreeCollector, ChildExitsAndNewChildAppears) {
   EXPECT_TRUE(gone.batch.empty()) << gone.Keys().size();
 }
 
+TEST(ProcessTreeCollector, WalkSkippedWhileNoPidWasHandedOut) {
+  // /proc/loadavg's last PID moves with every fork; while it stays, no children list can have grown and
+  // the walk is skipped (for at most kThreadScanSeconds = 5 s).
+  FixtureTree tree(test::HostFixture("process-exit"));
+  tree.Write("proc/loadavg", "0.00 0.01 0.05 1/120 1003\n");
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 1000, clocks);
+  ASSERT_DOUBLE_EQ(test::CollectTick(*collector, 0)["proc.cpu.threads"], 8.0);
+
+  // A new child 1004 is listed, but loadavg says no PID was handed out: the lists are not read.
+  tree.Write("proc/1000/task/1000/children", "1001 1002 1004 ");
+  tree.Write("proc/1004/stat", test::PidStatLine(1004, "worker", 'S', 1000, 10, 0, 1, 100000));
+  tree.Write("proc/1004/statm", "100 10 0 0 0 0 0\n");
+  clocks.Advance(1);
+  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 1)["proc.cpu.threads"], 8.0);
+
+  // A PID was handed out: the walk finds 1004.
+  tree.Write("proc/loadavg", "0.00 0.01 0.05 1/121 1004\n");
+  clocks.Advance(1);
+  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 2)["proc.cpu.threads"], 9.0);
+
+  // Without a move the walk still happens every 5 s.
+  tree.Write("proc/1000/task/1000/children", "1001 1002 1004 1005 ");
+  tree.Write("proc/1005/stat", test::PidStatLine(1005, "late", 'S', 1000, 10, 0, 1, 100100));
+  tree.Write("proc/1005/statm", "100 10 0 0 0 0 0\n");
+  clocks.Advance(1);
+  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 3)["proc.cpu.threads"], 9.0);
+  clocks.Advance(5);
+  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 4)["proc.cpu.threads"], 10.0);
+
+  // Malformed loadavg: every tick walks.
+  tree.Write("proc/loadavg", "garbage\n");
+  tree.Write("proc/1000/task/1000/children", "1001 1002 1004 1005 1006 ");
+  tree.Write("proc/1006/stat", test::PidStatLine(1006, "later", 'S', 1000, 10, 0, 1, 100700));
+  tree.Write("proc/1006/statm", "100 10 0 0 0 0 0\n");
+  clocks.Advance(1);
+  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 5)["proc.cpu.threads"], 11.0);
+}
+
 TEST(ProcessTreeCollector, RootOnlyWhenTreeTrackingIsOff) {
   FixtureTree tree(test::HostFixture("process-exit"));
   test::FakeClocks clocks(1000, 1000);

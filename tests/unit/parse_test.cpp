@@ -1120,6 +1120,21 @@ TEST(FindOsReleaseValue, QuotedAndBareValues) {
   EXPECT_EQ(FindOsReleaseValue(kOsRelease, "HALF"), "\"open");  // unbalanced quote kept
 }
 
+TEST(ParseLoadavgLastPid, Values) {
+  EXPECT_EQ(*ParseLoadavgLastPid("0.00 0.01 0.05 1/123 4567\n"), 4567);
+  EXPECT_EQ(*ParseLoadavgLastPid("12.50 8.00 4.25 17/2048 4194304"), 4194304);
+  EXPECT_EQ(*ParseLoadavgLastPid("0.00 0.00 0.00 0/0 0\n"), 0);
+}
+
+TEST(ParseLoadavgLastPid, Errors) {
+  ExpectError(ParseLoadavgLastPid(""), "5 fields");
+  ExpectError(ParseLoadavgLastPid("0.00 0.01 0.05 1/123"), "5 fields");
+  ExpectError(ParseLoadavgLastPid("0.00 0.01 0.05 1/123 4567 8"), "5 fields");
+  ExpectError(ParseLoadavgLastPid("0.00 0.01 0.05 1/123 -4"), "bad last pid");
+  ExpectError(ParseLoadavgLastPid("0.00 0.01 0.05 1/123 12a"), "bad last pid");
+  ExpectError(ParseLoadavgLastPid("0.00 0.01 0.05 1/123 99999999999"), "bad last pid");
+}
+
 TEST(FindOsReleaseValue, ShellEscapesInsideDoubleQuotes) {
   EXPECT_EQ(*FindOsReleaseValue("PRETTY_NAME=\"Foo \\\"Bar\\\" \\$5 \\\\ok\"\n", "PRETTY_NAME"), "Foo \"Bar\" $5 \\ok");
   EXPECT_EQ(*FindOsReleaseValue("NAME='a \\\" b'\n", "NAME"), "a \\\" b");  // single quotes: literal

@@ -13,6 +13,9 @@
 //    by other threads (a data-loader thread that spawns workers). So for multi-threaded processes every
 //    thread's list is read too, on the first sample and then every kThreadScanSeconds. A process found
 //    that way stays tracked from then on, so it is missed for at most that long.
+//  - the children lists are walked only when /proc/loadavg's last PID has moved since the last tick (no
+//    process or thread was created anywhere otherwise, so no list can have grown), and at least every
+//    kThreadScanSeconds. On a quiet machine that saves a third of the reads per process.
 //  - kernels built without CONFIG_PROC_CHILDREN have no children files; the collector then falls back to
 //    one pass over every /proc/PID/stat per tick, and says so in its name.
 // A PID is identified with its start time, so a reused PID is a new process and is only adopted if it is
@@ -54,6 +57,7 @@ class ProcessTreeCollector final : public Collector {
         track_tree_(ctx.settings.track_process_tree),
         ticks_per_second_(static_cast<double>(ctx.facts.clock_ticks_per_second)),
         page_bytes_(static_cast<double>(ctx.facts.page_size_bytes)) {
+    loadavg_file_ = KeptOpenFile(ctx.paths.Proc("loadavg"));
     available_cpus_ = ctx.facts.logical_cpus > 0 ? ctx.facts.logical_cpus : 1.0;
     if (auto limit = ctx.facts.cgroup.CpuLimit(); limit && *limit < available_cpus_) available_cpus_ = *limit;
     memory_denominator_ =
@@ -103,7 +107,9 @@ class ProcessTreeCollector final : public Collector {
       const bool thread_scan = first || now_mono - last_thread_scan_ >= kThreadScanSeconds;
       if (thread_scan) last_thread_scan_ = now_mono;
       const size_t before = tracked_.size();
-      Discover(thread_scan);
+      // Read before the walk, so a fork during the walk is seen next time.
+      const bool forked = SomethingForked();
+      if (thread_scan || forked) Discover(thread_scan);
       // Processes adopted this tick: count the CPU they used within the interval.
       if (!first && tracked_.size() != before) {
         for (long pid : adopted_this_tick_) {
@@ -168,6 +174,19 @@ class ProcessTreeCollector final : public Collector {
     process->children = KeptOpenFile(fmt::format("{}/{}/task/{}/children", paths_.proc.string(), pid, pid));
     tracked_.emplace(pid, std::move(process));
     return OkStatus();
+  }
+
+  // Whether any process or thread was created since the last look: /proc/loadavg's last PID moves with
+  // every fork and clone in the namespace. When it has not moved, no children list can have grown and
+  // the walk is skipped (a third of the reads per process). Unreadable: assume it did.
+  bool SomethingForked() {
+    auto text = loadavg_file_.Read(scratch_);
+    if (!text) return true;
+    auto last = ParseLoadavgLastPid(*text);
+    if (!last) return true;
+    const bool moved = *last != last_pid_;
+    last_pid_ = *last;
+    return moved;
   }
 
   void AdoptChildren(long parent, const std::vector<long>& children, std::deque<long>& queue) {
@@ -252,6 +271,8 @@ class ProcessTreeCollector final : public Collector {
   double memory_denominator_ = 0;
   std::unordered_map<long, std::unique_ptr<Process>> tracked_;
   std::vector<long> adopted_this_tick_;
+  KeptOpenFile loadavg_file_;
+  long last_pid_ = -1;
   std::string scratch_;  // one read buffer for every file of every process (a tree can be thousands)
   uint64_t root_start_ticks_ = 0;
   bool have_previous_ = false;

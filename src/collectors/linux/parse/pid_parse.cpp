@@ -1,6 +1,6 @@
-// /proc/PID/stat, statm, task/TID/children and status fields. In stat the second field is the command
-// name in parentheses and may itself hold spaces and ')' ("(my (weird) cmd)"), so fields are counted
-// from the last ')'.
+// /proc/PID/stat, statm, task/TID/children and status fields, and /proc/loadavg's last PID. In stat the
+// second field is the command name in parentheses and may itself hold spaces and ')' ("(my (weird) cmd)"), so
+// fields are counted from the last ')'.
 #include "collectors/linux/parse/procfs_parse.hpp"
 #include "collectors/linux/parse/text.hpp"
 
@@ -75,6 +75,21 @@ Result<uint64_t> ParsePidStatmResidentPages(std::string_view text) {
   const auto pages = text::ParseU64(resident);
   if (!pages) return Error{"/proc/PID/statm: bad resident field"};
   return *pages;
+}
+
+Result<long> ParseLoadavgLastPid(std::string_view text) {
+  text::Fields fields(text);
+  std::string_view field, last;
+  size_t count = 0;
+  while (fields.Next(field)) {
+    last = field;
+    ++count;
+  }
+  if (count != 5) return Error{"/proc/loadavg: expected 5 fields"};
+  const auto pid = text::ParseI64(last);
+  if (!pid || *pid < 0 || *pid > INT32_MAX)
+    return Error{fmt::format("/proc/loadavg: bad last pid '{}'", last)};
+  return static_cast<long>(*pid);
 }
 
 Result<std::vector<long>> ParseChildrenList(std::string_view text) {

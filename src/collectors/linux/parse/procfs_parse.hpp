@@ -40,6 +40,10 @@ Result<PidStat> ParsePidStat(std::string_view text);
 // /proc/PID/statm: resident pages (second field).
 Result<uint64_t> ParsePidStatmResidentPages(std::string_view text);
 
+// /proc/loadavg "0.00 0.01 0.05 1/123 4567": the last field, the PID most recently handed out in the
+// PID namespace of that proc mount. It changes whenever any process or thread is created.
+Result<long> ParseLoadavgLastPid(std::string_view text);
+
 // /proc/PID/task/TID/children: space-separated PIDs.
 Result<std::vector<long>> ParseChildrenList(std::string_view text);
 
