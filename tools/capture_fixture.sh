@@ -2,7 +2,7 @@
 # Captures, from the running machine, exactly the kernel files runmon's Linux collectors read, into a
 # fixture tree DIR/{proc,sys,etc} that HostPaths::Under(DIR) can point at (tests/fixtures/hosts/...):
 #
-#   proc/{stat,meminfo,diskstats,cpuinfo,uptime}, proc/net/dev, proc/self/{mountinfo,statm} (regular files
+#   proc/{stat,meminfo,diskstats,cpuinfo,loadavg,uptime}, proc/net/dev, proc/self/{mountinfo,statm} (regular files
 #     under a real proc/self/ directory; uptime is not read by runmon, tests use it as the boot clock)
 #   proc/PID/{stat,statm,status,cgroup,mountinfo} and proc/PID/task/TID/children for PID and every
 #     descendant (found through the children files, or by scanning /proc/*/stat where the kernel has none)
@@ -175,7 +175,7 @@ capture() {
   local out=$1
   mkdir -p -- "$out/proc" "$out/sys" "$out/etc"
   local f
-  for f in stat meminfo diskstats cpuinfo uptime net/dev; do copy "/proc/$f" "$out/proc/$f"; done
+  for f in stat meminfo diskstats cpuinfo loadavg uptime net/dev; do copy "/proc/$f" "$out/proc/$f"; done
   # proc/self in the tree is a directory (in the kernel's proc it is a link to the reader's own PID).
   copy /proc/$$/mountinfo "$out/proc/self/mountinfo"
   copy /proc/$$/statm "$out/proc/self/statm"
