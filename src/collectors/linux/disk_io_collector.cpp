@@ -73,10 +73,8 @@ class DiskIoCollector final : public Collector {
       read_total += device.read_sectors;
       write_total += device.written_sectors;
       if (!device.seen) continue;
-      out.Add(fmt::format("disk.{}.in", name),
-              static_cast<double>(device.read_sectors * kSectorBytes) / kMiB);
-      out.Add(fmt::format("disk.{}.out", name),
-              static_cast<double>(device.written_sectors * kSectorBytes) / kMiB);
+      out.Add(device.in_key, static_cast<double>(device.read_sectors * kSectorBytes) / kMiB);
+      out.Add(device.out_key, static_cast<double>(device.written_sectors * kSectorBytes) / kMiB);
     }
     out.Add("disk.in", static_cast<double>(read_total * kSectorBytes) / kMiB);
     out.Add("disk.out", static_cast<double>(write_total * kSectorBytes) / kMiB);
@@ -96,6 +94,7 @@ class DiskIoCollector final : public Collector {
     bool seen = false;
     uint64_t last_read = 0, last_written = 0;
     uint64_t read_sectors = 0, written_sectors = 0;
+    std::string in_key, out_key;  // built once, not on every tick
   };
 
   void SelectDevices(const std::vector<DiskStat>& disks) {
@@ -127,8 +126,12 @@ class DiskIoCollector final : public Collector {
         if (text && text::Trim(*text) == mapper_name) mount.source = "/dev/" + name;
       }
     }
-    for (const auto& name : SelectDiskDevices(disk_paths_, mounts, disks, is_physical))
-      devices_[name] = Device{};
+    for (const auto& name : SelectDiskDevices(disk_paths_, mounts, disks, is_physical)) {
+      Device device;
+      device.in_key = fmt::format("disk.{}.in", name);
+      device.out_key = fmt::format("disk.{}.out", name);
+      devices_[name] = std::move(device);
+    }
   }
 
   HostPaths paths_;

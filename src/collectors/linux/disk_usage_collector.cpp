@@ -19,14 +19,18 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 class DiskUsageCollector final : public Collector {
  public:
-  explicit DiskUsageCollector(const LinuxCollectorContext& ctx)
-      : paths_(ctx.settings.disk_paths), stat_(ctx.stat_filesystem) {}
+  explicit DiskUsageCollector(const LinuxCollectorContext& ctx) : stat_(ctx.stat_filesystem) {
+    for (const auto& path : ctx.settings.disk_paths) {
+      paths_.push_back(
+          {path, fmt::format("disk.{}.usagePercent", path), fmt::format("disk.{}.usageGB", path)});
+    }
+  }
 
   std::string_view Name() const override { return "disk_usage"; }
 
   Status Collect(const Tick&, MetricBatch& out) override {
     std::string errors;
-    for (const auto& path : paths_) {
+    for (const auto& [path, percent_key, used_key] : paths_) {
       auto usage = stat_(path);
       if (!usage) {
         errors += (errors.empty() ? "" : "; ") + usage.error();
@@ -34,15 +38,20 @@ class DiskUsageCollector final : public Collector {
       }
       const double used = static_cast<double>(usage->used_bytes);
       const double denominator = used + static_cast<double>(usage->available_bytes);
-      if (denominator > 0) out.Add(fmt::format("disk.{}.usagePercent", path), used / denominator * 100.0);
-      out.Add(fmt::format("disk.{}.usageGB", path), used / kGiB);
+      if (denominator > 0) out.Add(percent_key, used / denominator * 100.0);
+      out.Add(used_key, used / kGiB);
     }
     if (!errors.empty()) return Error{errors};
     return OkStatus();
   }
 
  private:
-  std::vector<std::string> paths_;
+  struct Path {
+    std::string path;
+    std::string percent_key;  // keys built once, not on every tick
+    std::string used_key;
+  };
+  std::vector<Path> paths_;
   FilesystemStatFunction stat_;
 };
 
