@@ -127,10 +127,7 @@ class StopSignals {
         int signal_number = 0;
         if (sigwait(&set_, &signal_number) != 0) continue;
         if (signal_number == SIGUSR1 && done_) return;
-        if (signal_number != SIGUSR1) {
-          received_ = signal_number;
-          on_signal();
-        }
+        if (signal_number != SIGUSR1) on_signal();
       }
     });
   }
@@ -139,13 +136,11 @@ class StopSignals {
     pthread_kill(waiter_.native_handle(), SIGUSR1);
     waiter_.join();
   }
-  int received() const { return received_; }
 
  private:
   sigset_t set_{};
   std::thread waiter_;
   std::atomic<bool> done_{false};
-  std::atomic<int> received_{0};
 };
 
 int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> count, bool json) {
@@ -182,9 +177,6 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
   std::atomic<int> output_errno{0};  // the sink runs on the sampler's thread; errno is per thread
   uint64_t number = 0;
   std::atomic<Sampler*> running{nullptr};
-  StopSignals signals([&] {
-    if (Sampler* sampler = running.load()) sampler->Stop();
-  });
   Sampler sampler(
       BuiltinCollectors(ctx), options,
       [&](const Sample& sample) {
@@ -198,9 +190,10 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
       },
       Warn);
   running = &sampler;
-  if (signals.received() != 0) sampler.Stop();  // a signal that came before the sampler existed
+  // After the sampler, so it is destroyed (its waiter joined) before the sampler is; before Run(), so
+  // the sampler's threads start with the stop signals blocked.
+  StopSignals signals([&] { sampler.Stop(); });
   sampler.Run();
-  running = nullptr;
   if (output_failed && output_errno != EPIPE) {
     Warn(fmt::format("writing samples failed: {}", std::strerror(output_errno)));
     return 1;

@@ -33,7 +33,8 @@ size_t ComputeBudget() {
 }
 
 // Reads fd from offset 0 into buffer until the end; returns the length or -errno.
-ssize_t ReadAll(int fd, std::string& buffer, const std::filesystem::path& path, std::string* error) {
+ssize_t ReadAll(int fd, Generated generated, std::string& buffer, const std::filesystem::path& path,
+                std::string* error) {
   if (buffer.size() < kInitialBufferBytes) buffer.resize(kInitialBufferBytes);
   size_t used = 0;
   for (;;) {
@@ -47,9 +48,7 @@ ssize_t ReadAll(int fd, std::string& buffer, const std::filesystem::path& path, 
     if (n == 0) break;
     const bool short_read = static_cast<size_t>(n) < buffer.size() - used;
     used += static_cast<size_t>(n);
-    // procfs, sysfs and cgroup files fill the whole buffer unless they are at their end, so a short read
-    // is the end; this saves the second pread that would only return 0.
-    if (short_read) break;
+    if (short_read && generated == Generated::kWhole) break;
     if (used == buffer.size()) {
       if (buffer.size() >= kMaxFileBytes) {
         *error = fmt::format("{}: larger than {} bytes", path.string(), kMaxFileBytes);
@@ -65,6 +64,7 @@ ssize_t ReadAll(int fd, std::string& buffer, const std::filesystem::path& path, 
 
 KeptOpenFile::KeptOpenFile(KeptOpenFile&& other) noexcept
     : path_(std::move(other.path_)),
+      generated_(other.generated_),
       fd_(other.fd_),
       last_errno_(other.last_errno_),
       buffer_(std::move(other.buffer_)) {
@@ -75,6 +75,7 @@ KeptOpenFile& KeptOpenFile::operator=(KeptOpenFile&& other) noexcept {
   if (this != &other) {
     Close();
     path_ = std::move(other.path_);
+    generated_ = other.generated_;
     fd_ = other.fd_;
     last_errno_ = other.last_errno_;
     buffer_ = std::move(other.buffer_);
@@ -114,7 +115,7 @@ Result<std::string_view> KeptOpenFile::Read(std::string& buffer) {
     }
   }
   std::string error;
-  const ssize_t length = ReadAll(fd, buffer, path_, &error);
+  const ssize_t length = ReadAll(fd, generated_, buffer, path_, &error);
   if (fd_ < 0) ::close(fd);  // over budget: this read was a one-off
   if (length < 0) {
     last_errno_ = static_cast<int>(-length);

@@ -1,8 +1,11 @@
 // File access for collectors. KeptOpenFile opens a file once and re-reads it from offset 0 with pread on
 // every sample: for /proc and cgroup files the kernel regenerates the text on each read, and keeping the
-// descriptor saves the open/close that dominate the cost of small reads. A short read is taken as the end of
-// the file, which holds for the kernel's generated files and for regular files. Reads are bounded
-// (kMaxFileBytes) so a hostile or runaway file cannot exhaust memory.
+// descriptor saves the open/close that dominate the cost of small reads. A file is read until pread returns
+// 0, except files the kernel generates in one piece (single_open: /proc/PID/stat, statm, meminfo, stat,
+// loadavg, cgroup attribute files), where a short read is the end and saves one system call. Multi-record
+// files (mountinfo, diskstats, net/dev, children lists) are returned a page or a line-aligned part at a
+// time and must be read to the end. Reads are bounded (kMaxFileBytes) so a hostile or runaway file cannot
+// exhaust memory.
 // Descriptors are a budget, not a given: a tree of thousands of processes keeps three files each, so only
 // up to KeptDescriptorBudget() descriptors stay open; past it a file is opened, read and closed each time
 // (slower, never failing with EMFILE and never starving the other collectors).
@@ -19,10 +22,17 @@ namespace runmon {
 
 inline constexpr size_t kMaxFileBytes = 16 * 1024 * 1024;
 
+// How the kernel produces a file's text.
+enum class Generated {
+  kInRecords,  // a record (line) at a time, in page-sized parts: read until pread returns 0
+  kWhole,      // in one piece: the first short read is the end
+};
+
 class KeptOpenFile {
  public:
   KeptOpenFile() = default;
-  explicit KeptOpenFile(std::filesystem::path path) : path_(std::move(path)) {}
+  explicit KeptOpenFile(std::filesystem::path path, Generated generated = Generated::kInRecords)
+      : path_(std::move(path)), generated_(generated) {}
   KeptOpenFile(const KeptOpenFile&) = delete;
   KeptOpenFile& operator=(const KeptOpenFile&) = delete;
   KeptOpenFile(KeptOpenFile&& other) noexcept;
@@ -43,6 +53,7 @@ class KeptOpenFile {
 
  private:
   std::filesystem::path path_;
+  Generated generated_ = Generated::kInRecords;
   int fd_ = -1;
   int last_errno_ = 0;
   std::string buffer_;

@@ -98,6 +98,7 @@ struct Sampler::Shared {
   Semaphore watchdog_quit;
   bool stop = false;
   bool finished_flag = false;
+  bool quitting = false;
   Logger log;
   SamplerOptions options;
   Sink sink;  // called by the leading thread only, never with the mutex held
@@ -113,8 +114,10 @@ struct Sampler::Shared {
     if (options.lane_timeout_seconds) return *options.lane_timeout_seconds;
     return std::min(options.interval_seconds * 0.5, 5.0);
   }
+  // Called with the mutex held. Nothing is logged once the sampler is being destroyed: a detached lane
+  // that returns later must not call into a logger that may be gone.
   void Log(const std::string& message) const {
-    if (log) log(message);
+    if (log && !quitting) log(message);
   }
 };
 
@@ -184,6 +187,8 @@ struct Sampler::Lane {
       Entry& entry = *shared_entry;
       {
         std::lock_guard guard(shared->mutex);
+        // The sampler is going away (this lane was stuck and detached): run nothing more.
+        if (quit) break;
         // Moved to another lane while this one was stuck: that lane runs it now.
         if (entry.owner != this) continue;
         if (!tick.final && tick.index < entry.retry_at_tick) continue;
@@ -468,6 +473,7 @@ Sampler::~Sampler() {
   {
     std::lock_guard guard(shared_->mutex);
     lanes = shared_->lanes;
+    shared_->quitting = true;
     for (auto& lane : lanes) lane->quit = true;
   }
   for (auto& lane : lanes) lane->work.Post();

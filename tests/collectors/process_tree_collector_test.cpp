@@ -75,43 +75,83 @@ TEST(ProcessTreeCollector, ChildExitsAndNewChildAppears) {
   EXPECT_TRUE(gone.batch.empty()) << gone.Keys().size();
 }
 
+// Adds a child of 1000 to the process-exit tree and lists it (with `listed`) in 1000's children file.
+void AddChild(FixtureTree& tree, long pid, uint64_t start_ticks, const std::string& listed) {
+  tree.Write("proc/1000/task/1000/children", listed);
+  tree.Write("proc/" + std::to_string(pid) + "/stat",
+             test::PidStatLine(pid, "worker", 'S', 1000, 10, 0, 1, start_ticks));
+  tree.Write("proc/" + std::to_string(pid) + "/statm", "100 10 0 0 0 0 0\n");
+}
+
+// Both PID namespace links, as the kernel shows them (targets need not exist).
+void SetPidNamespaces(FixtureTree& tree, const std::string& own, const std::string& monitored) {
+  for (const auto& [dir, target] : {std::pair{"proc/self/ns", own}, std::pair{"proc/1000/ns", monitored}}) {
+    std::filesystem::create_directories(tree.root() / dir);
+    std::filesystem::remove(tree.root() / dir / "pid");
+    std::filesystem::create_symlink(target, tree.root() / dir / "pid");
+  }
+}
+
 TEST(ProcessTreeCollector, WalkSkippedWhileNoPidWasHandedOut) {
   // /proc/loadavg's last PID moves with every fork; while it stays, no children list can have grown and
-  // the walk is skipped (for at most kThreadScanSeconds = 5 s).
+  // the walk is skipped, except on the tick after a move and at least every 5 s.
   FixtureTree tree(test::HostFixture("process-exit"));
+  SetPidNamespaces(tree, "pid:[4026531836]", "pid:[4026531836]");
+  tree.Write("proc/loadavg", "0.00 0.01 0.05 1/120 1003\n");
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 1000, clocks);
+  auto threads_at = [&](uint64_t tick, double advance) {
+    clocks.Advance(advance);
+    return test::CollectTick(*collector, tick)["proc.cpu.threads"];
+  };
+  ASSERT_DOUBLE_EQ(threads_at(0, 0), 8.0);
+  EXPECT_DOUBLE_EQ(threads_at(1, 0.5), 8.0);  // walks once more after the first move; nothing new
+
+  AddChild(tree, 1004, 100000, "1001 1002 1004 ");
+  EXPECT_DOUBLE_EQ(threads_at(2, 0.5), 8.0);  // no PID handed out: the lists are not read
+
+  tree.Write("proc/loadavg", "0.00 0.01 0.05 1/121 1004\n");
+  EXPECT_DOUBLE_EQ(threads_at(3, 0.5), 9.0);  // a PID was handed out: 1004 is found
+
+  AddChild(tree, 1005, 100100, "1001 1002 1004 1005 ");
+  EXPECT_DOUBLE_EQ(threads_at(4, 0.5), 10.0);  // the tick after a move walks too (fork still linking)
+
+  AddChild(tree, 1006, 100200, "1001 1002 1004 1005 1006 ");
+  EXPECT_DOUBLE_EQ(threads_at(5, 0.5), 10.0);
+  EXPECT_DOUBLE_EQ(threads_at(6, 3), 11.0);  // 5 s since the last full walk
+
+  tree.Write("proc/loadavg", "garbage\n");
+  AddChild(tree, 1007, 100300, "1001 1002 1004 1005 1006 1007 ");
+  EXPECT_DOUBLE_EQ(threads_at(7, 0.5), 12.0);  // unreadable: every tick walks
+}
+
+TEST(ProcessTreeCollector, WalkGateOffInAnotherPidNamespace) {
+  // loadavg's last PID belongs to the reader's namespace: forks in another one do not move it.
+  FixtureTree tree(test::HostFixture("process-exit"));
+  SetPidNamespaces(tree, "pid:[4026532100]", "pid:[4026531836]");
   tree.Write("proc/loadavg", "0.00 0.01 0.05 1/120 1003\n");
   test::FakeClocks clocks(1000, 1000);
   auto collector = MakeTree(tree, 1000, clocks);
   ASSERT_DOUBLE_EQ(test::CollectTick(*collector, 0)["proc.cpu.threads"], 8.0);
-
-  // A new child 1004 is listed, but loadavg says no PID was handed out: the lists are not read.
-  tree.Write("proc/1000/task/1000/children", "1001 1002 1004 ");
-  tree.Write("proc/1004/stat", test::PidStatLine(1004, "worker", 'S', 1000, 10, 0, 1, 100000));
-  tree.Write("proc/1004/statm", "100 10 0 0 0 0 0\n");
   clocks.Advance(1);
-  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 1)["proc.cpu.threads"], 8.0);
-
-  // A PID was handed out: the walk finds 1004.
-  tree.Write("proc/loadavg", "0.00 0.01 0.05 1/121 1004\n");
+  test::CollectTick(*collector, 1);
+  AddChild(tree, 1004, 100000, "1001 1002 1004 ");
   clocks.Advance(1);
   EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 2)["proc.cpu.threads"], 9.0);
+}
 
-  // Without a move the walk still happens every 5 s.
-  tree.Write("proc/1000/task/1000/children", "1001 1002 1004 1005 ");
-  tree.Write("proc/1005/stat", test::PidStatLine(1005, "late", 'S', 1000, 10, 0, 1, 100100));
-  tree.Write("proc/1005/statm", "100 10 0 0 0 0 0\n");
+TEST(ProcessTreeCollector, MainThreadGoneOtherThreadsRunning) {
+  // A process whose main thread exited shows 'Z' while its other threads run: it is still counted.
+  FixtureTree tree(test::HostFixture("process-exit"));
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 1000, clocks);
+  ASSERT_DOUBLE_EQ(test::CollectTick(*collector, 0)["proc.cpu.threads"], 8.0);
+  tree.Write("proc/1003/stat", test::PidStatLine(1003, "helper", 'Z', 1002, 1150, 0, 2, 60020));
   clocks.Advance(1);
-  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 3)["proc.cpu.threads"], 9.0);
-  clocks.Advance(5);
-  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 4)["proc.cpu.threads"], 10.0);
-
-  // Malformed loadavg: every tick walks.
-  tree.Write("proc/loadavg", "garbage\n");
-  tree.Write("proc/1000/task/1000/children", "1001 1002 1004 1005 1006 ");
-  tree.Write("proc/1006/stat", test::PidStatLine(1006, "later", 'S', 1000, 10, 0, 1, 100700));
-  tree.Write("proc/1006/statm", "100 10 0 0 0 0 0\n");
+  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 1)["proc.cpu.threads"], 8.0);
+  tree.Write("proc/1003/stat", test::PidStatLine(1003, "helper", 'Z', 1002, 1150, 0, 1, 60020));
   clocks.Advance(1);
-  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 5)["proc.cpu.threads"], 11.0);
+  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 2)["proc.cpu.threads"], 6.0);  // a real zombie now
 }
 
 TEST(ProcessTreeCollector, RootOnlyWhenTreeTrackingIsOff) {

@@ -14,8 +14,10 @@ constexpr double kMiB = 1024.0 * 1024.0;
 class CgroupCollector final : public Collector {
  public:
   explicit CgroupCollector(const LinuxCollectorContext& ctx) : limits_(ctx.facts.cgroup) {
-    if (!limits_.cpu_stat_file.empty()) cpu_stat_file_ = KeptOpenFile(limits_.cpu_stat_file);
-    if (!limits_.memory_events_file.empty()) events_file_ = KeptOpenFile(limits_.memory_events_file);
+    if (!limits_.cpu_stat_file.empty())
+      cpu_stat_file_ = KeptOpenFile(limits_.cpu_stat_file, Generated::kWhole);
+    if (!limits_.memory_events_file.empty())
+      events_file_ = KeptOpenFile(limits_.memory_events_file, Generated::kWhole);
   }
 
   std::string_view Name() const override { return "cgroup"; }

@@ -22,7 +22,7 @@ std::optional<double> BusyPercent(const CpuTimes& now, const std::optional<CpuTi
 class HostCpuCollector final : public Collector {
  public:
   explicit HostCpuCollector(const LinuxCollectorContext& ctx)
-      : stat_file_(ctx.paths.Proc("stat")), per_core_(ctx.settings.per_core_cpu) {}
+      : stat_file_(ctx.paths.Proc("stat"), Generated::kWhole), per_core_(ctx.settings.per_core_cpu) {}
 
   std::string_view Name() const override { return "cpu"; }
 

@@ -16,8 +16,9 @@ constexpr double kMiB = 1024.0 * 1024.0;
 class MemoryCollector final : public Collector {
  public:
   explicit MemoryCollector(const LinuxCollectorContext& ctx)
-      : meminfo_file_(ctx.paths.Proc("meminfo")), limit_bytes_(ctx.facts.cgroup.memory_limit_bytes) {
-    if (limit_bytes_) usage_file_ = KeptOpenFile(ctx.facts.cgroup.memory_usage_file);
+      : meminfo_file_(ctx.paths.Proc("meminfo"), Generated::kWhole),
+        limit_bytes_(ctx.facts.cgroup.memory_limit_bytes) {
+    if (limit_bytes_) usage_file_ = KeptOpenFile(ctx.facts.cgroup.memory_usage_file, Generated::kWhole);
   }
 
   std::string_view Name() const override { return "memory"; }

@@ -15,7 +15,8 @@
 //    that way stays tracked from then on, so it is missed for at most that long.
 //  - the children lists are walked only when /proc/loadavg's last PID has moved since the last tick (no
 //    process or thread was created anywhere otherwise, so no list can have grown), and at least every
-//    kThreadScanSeconds. On a quiet machine that saves a third of the reads per process.
+//    kThreadScanSeconds. On a quiet machine that saves a third of the reads per process (see
+//    SomethingForked for when the gate is off).
 //  - kernels built without CONFIG_PROC_CHILDREN have no children files; the collector then falls back to
 //    one pass over every /proc/PID/stat per tick, and says so in its name.
 // A PID is identified with its start time, so a reused PID is a new process and is only adopted if it is
@@ -57,7 +58,7 @@ class ProcessTreeCollector final : public Collector {
         track_tree_(ctx.settings.track_process_tree),
         ticks_per_second_(static_cast<double>(ctx.facts.clock_ticks_per_second)),
         page_bytes_(static_cast<double>(ctx.facts.page_size_bytes)) {
-    loadavg_file_ = KeptOpenFile(ctx.paths.Proc("loadavg"));
+    loadavg_file_ = KeptOpenFile(ctx.paths.Proc("loadavg"), Generated::kWhole);
     available_cpus_ = ctx.facts.logical_cpus > 0 ? ctx.facts.logical_cpus : 1.0;
     if (auto limit = ctx.facts.cgroup.CpuLimit(); limit && *limit < available_cpus_) available_cpus_ = *limit;
     memory_denominator_ =
@@ -92,7 +93,7 @@ class ProcessTreeCollector final : public Collector {
           stat = *parsed;
         }
       }
-      if (!stat || stat->state == 'Z' || stat->state == 'X') {
+      if (!stat || Exited(*stat)) {
         it = tracked_.erase(it);
         continue;
       }
@@ -158,35 +159,53 @@ class ProcessTreeCollector final : public Collector {
   Status Adopt(long pid, long expected_parent) {
     auto process = std::make_unique<Process>();
     process->pid = pid;
-    process->stat = KeptOpenFile(PidPath(pid, "stat"));
+    process->stat = KeptOpenFile(PidPath(pid, "stat"), Generated::kWhole);
     auto text = process->stat.Read(scratch_);
     if (!text) return Error{text.error()};
     auto stat = ParsePidStat(*text);
     if (!stat) return Error{stat.error()};
     if (expected_parent > 0 && stat->ppid != expected_parent) return Error{"no longer a child"};
-    // An exited child stays in its parent's children list until it is reaped; it has no threads or
-    // memory left to count.
-    if (stat->state == 'Z' || stat->state == 'X') return Error{"exited"};
+    // An exited child stays in its parent's children list until it is reaped.
+    if (Exited(*stat)) return Error{"exited"};
     process->start_time_ticks = stat->start_time_ticks;
     process->cpu_ticks = stat->utime_ticks + stat->stime_ticks;
     process->threads = stat->num_threads;
-    process->statm = KeptOpenFile(PidPath(pid, "statm"));
+    process->statm = KeptOpenFile(PidPath(pid, "statm"), Generated::kWhole);
     process->children = KeptOpenFile(fmt::format("{}/{}/task/{}/children", paths_.proc.string(), pid, pid));
     tracked_.emplace(pid, std::move(process));
     return OkStatus();
   }
 
-  // Whether any process or thread was created since the last look: /proc/loadavg's last PID moves with
-  // every fork and clone in the namespace. When it has not moved, no children list can have grown and
-  // the walk is skipped (a third of the reads per process). Unreadable: assume it did.
+  // A zombie has nothing left to count; but a process whose main thread exited while other threads run
+  // also shows 'Z' in its stat, with those threads still counted.
+  static bool Exited(const PidStat& stat) {
+    return (stat.state == 'Z' || stat.state == 'X') && stat.num_threads <= 1;
+  }
+
+  // Whether any process or thread may have been created since the last look: /proc/loadavg's last PID
+  // moves with every fork and clone of the reader's PID namespace. When it has not moved, no children list
+  // can have grown and the walk is skipped (a third of the reads per process). A PID is handed out just
+  // before the child is linked to its parent, so after a move the next tick walks too. The gate is off
+  // when runmon does not share the monitored process's PID namespace (the host's /proc seen from a
+  // container), and when loadavg cannot be read.
   bool SomethingForked() {
+    if (!gate_checked_) {
+      gate_checked_ = true;
+      std::error_code own_error, root_error;
+      const auto own = std::filesystem::read_symlink(paths_.Proc("self/ns/pid"), own_error);
+      const auto root = std::filesystem::read_symlink(PidPath(root_pid_, "ns/pid"), root_error);
+      gate_usable_ = !own_error && !root_error && own == root;
+    }
+    if (!gate_usable_) return true;
     auto text = loadavg_file_.Read(scratch_);
     if (!text) return true;
     auto last = ParseLoadavgLastPid(*text);
     if (!last) return true;
     const bool moved = *last != last_pid_;
     last_pid_ = *last;
-    return moved;
+    const bool walk = moved || moved_last_tick_;
+    moved_last_tick_ = moved;
+    return walk;
   }
 
   void AdoptChildren(long parent, const std::vector<long>& children, std::deque<long>& queue) {
@@ -216,9 +235,9 @@ class ProcessTreeCollector final : public Collector {
       Process& p = *it->second;
       auto text = p.children.Read(scratch_);
       if (!text) {
-        if (pid == root_pid_ && IsGoneErrno(p.children.last_errno()) &&
-            !std::filesystem::exists(PidPath(pid, "task/" + std::to_string(pid) + "/children"))) {
-          // The process is alive (its stat was just read) but has no children file: no CONFIG_PROC_CHILDREN.
+        // Still alive after its children file was found missing: the kernel has no CONFIG_PROC_CHILDREN.
+        // (A process that exited in between fails this second stat read.)
+        if (pid == root_pid_ && IsGoneErrno(p.children.last_errno()) && p.stat.Read(scratch_).ok()) {
           scan_fallback_ = true;
           for (const auto& [other, unused] : tracked_) queue.push_back(other);
           DiscoverByScanning(queue);
@@ -273,6 +292,9 @@ class ProcessTreeCollector final : public Collector {
   std::vector<long> adopted_this_tick_;
   KeptOpenFile loadavg_file_;
   long last_pid_ = -1;
+  bool moved_last_tick_ = true;
+  bool gate_checked_ = false;
+  bool gate_usable_ = false;
   std::string scratch_;  // one read buffer for every file of every process (a tree can be thousands)
   uint64_t root_start_ticks_ = 0;
   bool have_previous_ = false;

@@ -24,7 +24,7 @@ double ProcessCpuSeconds() {
 class SelfCostCollector final : public Collector {
  public:
   explicit SelfCostCollector(const LinuxCollectorContext& ctx)
-      : statm_file_(ctx.paths.Proc("self/statm")),
+      : statm_file_(ctx.paths.Proc("self/statm"), Generated::kWhole),
         clocks_(ctx.clocks),
         page_bytes_(static_cast<double>(ctx.facts.page_size_bytes)) {
     last_cpu_ = ProcessCpuSeconds();
