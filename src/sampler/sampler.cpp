@@ -16,6 +16,7 @@
 #include <exception>
 #include <map>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -99,6 +100,7 @@ struct Sampler::Shared {
   bool stop = false;
   bool finished_flag = false;
   bool quitting = false;
+  std::vector<std::string> pending_log;
   Logger log;
   SamplerOptions options;
   Sink sink;  // called by the leading thread only, never with the mutex held
@@ -114,10 +116,16 @@ struct Sampler::Shared {
     if (options.lane_timeout_seconds) return *options.lane_timeout_seconds;
     return std::min(options.interval_seconds * 0.5, 5.0);
   }
-  // Called with the mutex held. Nothing is logged once the sampler is being destroyed: a detached lane
-  // that returns later must not call into a logger that may be gone.
-  void Log(const std::string& message) const {
-    if (log && !quitting) log(message);
+  // Called with the mutex held: the message is queued and written by the leading thread after it lets
+  // the mutex go, so a slow stderr never blocks a lane or the watchdog. Nothing is queued once the sampler
+  // is being destroyed (a detached lane that returns later must not reach a logger that may be gone).
+  void Log(std::string message) {
+    if (log && !quitting) pending_log.push_back(std::move(message));
+  }
+  // Mutex held; the caller writes what it took after unlocking.
+  std::vector<std::string> TakeLog() { return std::exchange(pending_log, {}); }
+  void WriteLog(const std::vector<std::string>& messages) const {
+    for (const auto& message : messages) log(message);
   }
 };
 
@@ -413,8 +421,10 @@ void Sampler::Lane::Lead() {
       next = static_cast<uint64_t>((now - s.start) / interval) + 1;
     }
     s.next_index = next;
+    const auto messages = s.TakeLog();
     lock.unlock();
 
+    s.WriteLog(messages);
     for (const auto& l : late) s.sink(l);
     s.sink(sample);
 
@@ -561,6 +571,7 @@ void Sampler::Run() {
 
   // Late values of the last ticks still get out if their lanes finish within one timeout.
   std::vector<Sample> late;
+  std::vector<std::string> messages;
   {
     const auto deadline = Clock::now() + Seconds(s.LaneTimeoutSeconds());
     std::unique_lock lock(s.mutex);
@@ -571,7 +582,9 @@ void Sampler::Run() {
       if (!posted) break;
     }
     DrainLate(s, late);
+    messages = s.TakeLog();
   }
+  s.WriteLog(messages);
   for (const auto& l : late) s.sink(l);
 }
 

@@ -11,7 +11,8 @@
 // deadline at most. A watchdog does the same for the leading lane: when one of its collectors has not
 // returned within the deadline, the lead passes to a new lane with the leader's other collectors.
 // A collector that fails is retried with exponential backoff (1, 2, 4, ... ticks, at most about a minute);
-// its state is visible through States() and every change is logged.
+// its state is visible through States() and every change is logged. The sink and the logger are called
+// by the leading thread (and by Run() at the end), one call at a time, never with a lock held.
 #pragma once
 
 #include <chrono>
