@@ -48,7 +48,10 @@ ssize_t ReadAll(int fd, Generated generated, std::string& buffer, const std::fil
     if (n == 0) break;
     const bool short_read = static_cast<size_t>(n) < buffer.size() - used;
     used += static_cast<size_t>(n);
-    if (short_read && generated == Generated::kWhole) break;
+    if (short_read && (generated == Generated::kWhole ||
+                       (generated == Generated::kShortRecords && used <= kShortRecordBytes))) {
+      break;
+    }
     if (used == buffer.size()) {
       if (buffer.size() >= kMaxFileBytes) {
         *error = fmt::format("{}: larger than {} bytes", path.string(), kMaxFileBytes);

@@ -1,14 +1,13 @@
 // File access for collectors. KeptOpenFile opens a file once and re-reads it from offset 0 with pread on
 // every sample: for /proc and cgroup files the kernel regenerates the text on each read, and keeping the
 // descriptor saves the open/close that dominate the cost of small reads. A file is read until pread returns
-// 0, except files the kernel generates in one piece (single_open: /proc/PID/stat, statm, meminfo, stat,
-// loadavg, cgroup attribute files), where a short read is the end and saves one system call. Multi-record
-// files (mountinfo, diskstats, net/dev, children lists) are returned a page or a line-aligned part at a
-// time and must be read to the end. Reads are bounded (kMaxFileBytes) so a hostile or runaway file cannot
-// exhaust memory.
-// Descriptors are a budget, not a given: a tree of thousands of processes keeps three files each, so only
-// up to KeptDescriptorBudget() descriptors stay open; past it a file is opened, read and closed each time
-// (slower, never failing with EMFILE and never starving the other collectors).
+// 0, except where a short read provably is the end (see Generated), which saves one system call per file
+// and tick: the kernel hands out multi-record files (mountinfo, diskstats, net/dev, children lists) a page
+// or a line-aligned part at a time, so in general a short read is not the end. Reads are bounded
+// (kMaxFileBytes) so a hostile or runaway file cannot exhaust memory. Descriptors are a budget, not a given:
+// a tree of thousands of processes keeps three files each, so only up to KeptDescriptorBudget() descriptors
+// stay open; past it a file is opened, read and closed each time (slower, never failing with EMFILE and never
+// starving the other collectors).
 #pragma once
 
 #include <filesystem>
@@ -24,9 +23,12 @@ inline constexpr size_t kMaxFileBytes = 16 * 1024 * 1024;
 
 // How the kernel produces a file's text.
 enum class Generated {
-  kInRecords,  // a record (line) at a time, in page-sized parts: read until pread returns 0
-  kWhole,      // in one piece: the first short read is the end
+  kInRecords,     // records (lines) of any length, in page-sized parts: read until pread returns 0
+  kShortRecords,  // records under kShortRecordBytes (diskstats, net/dev, children lists): the kernel fills at
+                  // least a page per read, so a short read of at most kShortRecordBytes in all is the end
+  kWhole,         // in one piece (single_open): the first short read is the end
 };
+inline constexpr size_t kShortRecordBytes = 2048;
 
 class KeptOpenFile {
  public:

@@ -71,6 +71,24 @@ TEST(KeptOpenFile, MultiRecordKernelFileIsReadToTheEnd) {
   }
 }
 
+TEST(KeptOpenFile, ShortRecordFilesPastTheLimitAreReadToTheEnd) {
+  // A short read ends a short-record file only while it holds at most kShortRecordBytes; past that the
+  // file is read to the end like any multi-record file.
+  const fs::path maps = fs::path("/proc/self/maps");
+  if (!fs::exists(maps)) GTEST_SKIP() << "no procfs";
+  std::string buffer(1 << 16, '\0');
+  KeptOpenFile file(maps, Generated::kShortRecords);
+  auto text = file.Read(buffer);
+  ASSERT_TRUE(text.ok()) << text.error();
+  EXPECT_GT(text->size(), 4096u);
+  EXPECT_NEAR(static_cast<double>(text->size()), static_cast<double>(Slurp(maps).size()), 2048.0);
+
+  TempDir dir;
+  std::ofstream(dir.path() / "small") << "eth0: 1 2 3\n";
+  KeptOpenFile small(dir.path() / "small", Generated::kShortRecords);
+  EXPECT_EQ(*small.Read(buffer), "eth0: 1 2 3\n");
+}
+
 TEST(KeptOpenFile, WholeFilesStopAtTheFirstShortRead) {
   TempDir dir;
   std::ofstream(dir.path() / "small") << "42 7\n";

@@ -36,7 +36,7 @@ class DiskIoCollector final : public Collector {
   explicit DiskIoCollector(const LinuxCollectorContext& ctx)
       : paths_(ctx.paths),
         disk_paths_(ctx.settings.disk_paths),
-        diskstats_file_(ctx.paths.Proc("diskstats")),
+        diskstats_file_(ctx.paths.Proc("diskstats"), Generated::kShortRecords),
         clocks_(ctx.clocks) {}
 
   std::string_view Name() const override { return "disk_io"; }

@@ -14,7 +14,7 @@ namespace {
 class NetworkCollector final : public Collector {
  public:
   explicit NetworkCollector(const LinuxCollectorContext& ctx)
-      : dev_file_(ctx.paths.Proc("net/dev")), clocks_(ctx.clocks) {}
+      : dev_file_(ctx.paths.Proc("net/dev"), Generated::kShortRecords), clocks_(ctx.clocks) {}
 
   std::string_view Name() const override { return "network"; }
 

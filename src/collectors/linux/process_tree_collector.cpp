@@ -171,7 +171,8 @@ class ProcessTreeCollector final : public Collector {
     process->cpu_ticks = stat->utime_ticks + stat->stime_ticks;
     process->threads = stat->num_threads;
     process->statm = KeptOpenFile(PidPath(pid, "statm"), Generated::kWhole);
-    process->children = KeptOpenFile(fmt::format("{}/{}/task/{}/children", paths_.proc.string(), pid, pid));
+    process->children = KeptOpenFile(fmt::format("{}/{}/task/{}/children", paths_.proc.string(), pid, pid),
+                                     Generated::kShortRecords);
     tracked_.emplace(pid, std::move(process));
     return OkStatus();
   }
