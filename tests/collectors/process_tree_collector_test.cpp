@@ -154,6 +154,49 @@ TEST(ProcessTreeCollector, MainThreadGoneOtherThreadsRunning) {
   EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 2)["proc.cpu.threads"], 6.0);  // a real zombie now
 }
 
+// A stat line whose cutime (reaped children's CPU) is `reaped`.
+std::string StatWithReaped(long pid, std::string_view comm, long ppid, uint64_t utime, uint64_t stime,
+                           uint64_t reaped, long threads, uint64_t start) {
+  std::string line = test::PidStatLine(pid, comm, 'S', ppid, utime, stime, threads, start);
+  const std::string plain = " " + std::to_string(utime) + " " + std::to_string(stime) + " 0 0 20 ";
+  const size_t at = line.find(plain);
+  return line.replace(
+      at, plain.size(),
+      " " + std::to_string(utime) + " " + std::to_string(stime) + " " + std::to_string(reaped) + " 0 20 ");
+}
+
+TEST(ProcessTreeCollector, ReapedChildrenCountOnceThroughTheParent) {
+  // Root 1000 (3000 + 1000 ticks) with children 1001 (500 + 500) and 1002 (2000), grandchild 1003
+  // (1000); 8 CPUs.
+  FixtureTree tree(test::HostFixture("process-exit"));
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 1000, clocks);
+  ASSERT_TRUE(test::CollectTick(*collector, 0).status.ok());
+
+  // A child lived and died between two ticks: never seen, but reaped by the root: +30 ticks of cutime.
+  tree.Write("proc/1000/stat", StatWithReaped(1000, "python", 1, 3000, 1000, 30, 4, 50000));
+  clocks.Advance(1);
+  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 1)["cpu"], 30.0 / 100.0 / 8.0 * 100.0);
+
+  // Tracked child 1001 (1000 ticks counted so far) used 20 more, exited and was reaped: the root's cutime
+  // grows by its whole 1020; only the 20 are new.
+  tree.Remove("proc/1001");
+  tree.Write("proc/1000/task/1000/children", "1002 ");
+  tree.Write("proc/1000/stat", StatWithReaped(1000, "python", 1, 3000, 1000, 30 + 1020, 4, 50000));
+  clocks.Advance(1);
+  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 2)["cpu"], 20.0 / 100.0 / 8.0 * 100.0);
+
+  // The same exit seen in two steps: 1003 becomes a zombie (+10 ticks before exiting), then is reaped.
+  tree.Write("proc/1003/stat", test::PidStatLine(1003, "helper", 'Z', 1002, 1010, 0, 1, 60020));
+  clocks.Advance(1);
+  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 3)["cpu"], 10.0 / 100.0 / 8.0 * 100.0);
+  tree.Remove("proc/1003");
+  tree.Write("proc/1002/task/1002/children", "");
+  tree.Write("proc/1002/stat", StatWithReaped(1002, "worker", 1000, 2000, 0, 1010, 1, 60010));
+  clocks.Advance(1);
+  EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 4)["cpu"], 0.0);
+}
+
 TEST(ProcessTreeCollector, RootOnlyWhenTreeTrackingIsOff) {
   FixtureTree tree(test::HostFixture("process-exit"));
   test::FakeClocks clocks(1000, 1000);
@@ -205,8 +248,9 @@ TEST(ProcessTreeCollector, ReusedPidListedAsChildIsANewChild) {
 
 TEST(ProcessTreeCollector, ZombieChildIsNotCounted) {
   // t1: child 2501 has exited but is not reaped yet: state Z, still in its parent's children list (as the
-  // kernel lists zombies until they are reaped). It must not count: threads 1, cpu = the root's +100
-  // ticks over 2 s x 4 CPUs, RSS the root's.
+  // kernel lists zombies until they are reaped). It no longer counts as a process (threads 1, RSS the
+  // root's), but the CPU it used before exiting does: the root's +100 and the zombie's final +50 ticks
+  // over 2 s x 4 CPUs.
   FixtureTree tree(test::HostFixture("zombie-child"));
   test::FakeClocks clocks(1000, 1000);
   auto collector = MakeTree(tree, 2500, clocks);
@@ -216,7 +260,7 @@ TEST(ProcessTreeCollector, ZombieChildIsNotCounted) {
   clocks.Advance(2);
   const auto second = test::CollectTick(*collector, 1);
   EXPECT_DOUBLE_EQ(second["proc.cpu.threads"], 1.0);
-  EXPECT_DOUBLE_EQ(second["cpu"], 12.5);
+  EXPECT_DOUBLE_EQ(second["cpu"], 18.75);
   EXPECT_DOUBLE_EQ(second["proc.memory.rssMB"], 100.0);
   // And it stays out on later ticks.
   clocks.Advance(2);
@@ -342,13 +386,15 @@ TEST(ProcessTreeCollector, CapturedVmTree) {
   // A real tree captured on a 2-CPU Debian 12 VM (tools/capture_fixture.sh -p 7953 -t 2): bash 7953 with
   // children sleep 7955, subshell 7956 (-> sleep 7958), a busy-looping subshell 7957, sleep 2 (7959, gone
   // in t1) and python3 7960 with 3 threads. Boot clock from proc/uptime: 837.37 s, then 840.33 s. Root
-  // start 83683 ticks. Ticks (utime + stime) at t0: 7957 44, 7960 4, others 0; at t1 7957 254.
+  // start 83683 ticks. Ticks (utime + stime) at t0: 7957 44, 7960 4, others 0; at t1 7957 254. python3
+  // 7960 has also reaped children worth 4 ticks (cutime + cstime), which the first sample's average
+  // since start includes.
   FixtureTree tree(test::HostFixture("debian12-vm"));
   test::FakeClocks clocks(837.37, 837.37);
   auto collector = MakeTree(tree, 7953, clocks);
   const auto first = test::CollectTick(*collector, 0);
   ASSERT_TRUE(first.status.ok()) << first.status.error();
-  ExpectClose(first["cpu"], 100.0 * 48.0 / 100.0 / ((837.37 - 836.83) * 2.0));
+  ExpectClose(first["cpu"], 100.0 * 52.0 / 100.0 / ((837.37 - 836.83) * 2.0));
   EXPECT_DOUBLE_EQ(first["proc.cpu.threads"], 9.0);
   // statm resident pages 759 + 454 + 368 + 402 + 448 + 446 + 3396.
   EXPECT_DOUBLE_EQ(first["proc.memory.rssMB"], 6273.0 / kPagesPerMiB);

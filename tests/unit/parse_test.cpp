@@ -1120,6 +1120,16 @@ TEST(FindOsReleaseValue, QuotedAndBareValues) {
   EXPECT_EQ(FindOsReleaseValue(kOsRelease, "HALF"), "\"open");  // unbalanced quote kept
 }
 
+TEST(ParsePidStat, ReapedChildrenTime) {
+  const auto stat = ParsePidStat(
+      "42 (sh) S 1 42 42 0 -1 4194304 100 0 0 0 7 3 250 50 20 0 1 0 5000 1000 10 18446744073709551615\n");
+  ASSERT_TRUE(stat.ok()) << stat.error();
+  EXPECT_EQ(stat->utime_ticks, 7u);
+  EXPECT_EQ(stat->stime_ticks, 3u);
+  EXPECT_EQ(stat->children_cpu_ticks, 300u);
+  ExpectError(ParsePidStat("42 (sh) S 1 42 42 0 -1 4194304 100 0 0 0 7 3 x 50 20 0 1 0 5000\n"), "children");
+}
+
 TEST(ParseLoadavgLastPid, Values) {
   EXPECT_EQ(*ParseLoadavgLastPid("0.00 0.01 0.05 1/123 4567\n"), 4567);
   EXPECT_EQ(*ParseLoadavgLastPid("12.50 8.00 4.25 17/2048 4194304"), 4194304);

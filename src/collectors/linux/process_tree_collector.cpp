@@ -21,10 +21,15 @@
 //    one pass over every /proc/PID/stat per tick, and says so in its name.
 // A PID is identified with its start time, so a reused PID is a new process and is only adopted if it is
 // a child of the tree. A descendant whose parent exits stays tracked (it is still the run's work) until
-// it exits. CPU used by a process between the last tick and its exit is not seen.
+// it exits. CPU of descendants that exit comes back through their parent's cutime/cstime once the
+// parent reaps them, so short-lived children (never seen alive) count too; for children that were tracked
+// the part already counted is subtracted (see the debts below). What a process uses between the last tick
+// and its exit is lost only when its reaper is outside the tree.
 #include <algorithm>
 #include <deque>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -41,8 +46,10 @@ constexpr size_t kMaxTrackedProcesses = 65536;
 
 struct Process {
   long pid = 0;
+  long ppid = 0;
   uint64_t start_time_ticks = 0;
-  uint64_t cpu_ticks = 0;
+  uint64_t cpu_ticks = 0;        // utime + stime at the last tick
+  uint64_t child_cpu_ticks = 0;  // cutime + cstime at the last tick
   long threads = 0;
   KeptOpenFile stat;
   KeptOpenFile statm;
@@ -83,7 +90,12 @@ class ProcessTreeCollector final : public Collector {
       root_start_ticks_ = tracked_.at(root_pid_)->start_time_ticks;
     }
 
-    // Refresh what is tracked; drop what exited or was replaced under the same PID.
+    // Refresh what is tracked; drop what exited or was replaced under the same PID. A process that is
+    // gone leaves a debt with its parent: the CPU already counted for it, which reappears in the
+    // parent's cutime/cstime when the parent reaps it. Parents' reaped-children time is only read after
+    // every debt of this tick is known (second pass).
+    std::vector<std::pair<Process*, PidStat>> alive;
+    alive.reserve(tracked_.size());
     for (auto it = tracked_.begin(); it != tracked_.end();) {
       Process& p = *it->second;
       auto text = p.stat.Read(scratch_);
@@ -93,16 +105,51 @@ class ProcessTreeCollector final : public Collector {
           stat = *parsed;
         }
       }
-      if (!stat || Exited(*stat)) {
+      if (!stat) {
+        AddDebt(p.ppid, static_cast<double>(p.cpu_ticks + p.child_cpu_ticks), now_mono);
         it = tracked_.erase(it);
         continue;
       }
-      const uint64_t cpu = stat->utime_ticks + stat->stime_ticks;
-      if (!first) cpu_ticks_delta += static_cast<double>(cpu >= p.cpu_ticks ? cpu - p.cpu_ticks : 0);
-      p.cpu_ticks = cpu;
-      p.threads = stat->num_threads;
+      if (Exited(*stat)) {
+        // A zombie still shows its final times: count what it used since the last tick.
+        const uint64_t cpu = stat->utime_ticks + stat->stime_ticks;
+        if (!first) {
+          cpu_ticks_delta +=
+              Increase(cpu, p.cpu_ticks) + Increase(stat->children_cpu_ticks, p.child_cpu_ticks);
+        }
+        AddDebt(p.ppid, static_cast<double>(cpu + stat->children_cpu_ticks), now_mono);
+        it = tracked_.erase(it);
+        continue;
+      }
+      alive.emplace_back(&p, *stat);
       ++it;
     }
+    for (auto& [process, stat] : alive) {
+      Process& p = *process;
+      const uint64_t cpu = stat.utime_ticks + stat.stime_ticks;
+      if (!first) {
+        cpu_ticks_delta += Increase(cpu, p.cpu_ticks);
+        // Children reaped since the last tick, less what was already counted while they were tracked:
+        // short-lived children (a `date` in a shell loop) are never seen alive, and are counted here.
+        double reaped = Increase(stat.children_cpu_ticks, p.child_cpu_ticks);
+        if (auto debt = debts_.find(p.pid); debt != debts_.end()) {
+          const double paid = std::min(debt->second.ticks, reaped);
+          reaped -= paid;
+          debt->second.ticks -= paid;
+          if (debt->second.ticks <= 0) debts_.erase(debt);
+        }
+        cpu_ticks_delta += reaped;
+      }
+      p.cpu_ticks = cpu;
+      p.child_cpu_ticks = stat.children_cpu_ticks;
+      p.threads = stat.num_threads;
+      p.ppid = stat.ppid;
+    }
+    // A debt is paid when the parent reaps; a parent that is gone, or one that never reaps into its
+    // counters (SIGCHLD ignored), would otherwise hold it against later children.
+    std::erase_if(debts_, [&](const auto& entry) {
+      return tracked_.count(entry.first) == 0 || now_mono - entry.second.since > kThreadScanSeconds;
+    });
 
     if (track_tree_ && !tracked_.empty()) {
       const bool thread_scan = first || now_mono - last_thread_scan_ >= kThreadScanSeconds;
@@ -117,7 +164,12 @@ class ProcessTreeCollector final : public Collector {
           const Process& p = *tracked_.at(pid);
           const double cpu = static_cast<double>(p.cpu_ticks);
           const double age = now_boot - static_cast<double>(p.start_time_ticks) / ticks_per_second_;
-          cpu_ticks_delta += (age <= elapsed || age <= 0) ? cpu : cpu * elapsed / age;
+          if (age <= elapsed || age <= 0) {
+            // Started within the interval: all of its time, its reaped children's too, is new.
+            cpu_ticks_delta += cpu + static_cast<double>(p.child_cpu_ticks);
+          } else {
+            cpu_ticks_delta += cpu * elapsed / age;
+          }
         }
       }
     }
@@ -131,7 +183,7 @@ class ProcessTreeCollector final : public Collector {
     double total_cpu_ticks = 0;
     for (auto& [pid, p] : tracked_) {
       threads += static_cast<double>(p->threads);
-      total_cpu_ticks += static_cast<double>(p->cpu_ticks);
+      total_cpu_ticks += static_cast<double>(p->cpu_ticks + p->child_cpu_ticks);
       if (auto text = p->statm.Read(scratch_)) {
         if (auto pages = ParsePidStatmResidentPages(*text)) rss_pages += static_cast<double>(*pages);
       }
@@ -169,12 +221,25 @@ class ProcessTreeCollector final : public Collector {
     if (Exited(*stat)) return Error{"exited"};
     process->start_time_ticks = stat->start_time_ticks;
     process->cpu_ticks = stat->utime_ticks + stat->stime_ticks;
+    process->child_cpu_ticks = stat->children_cpu_ticks;
+    process->ppid = stat->ppid;
     process->threads = stat->num_threads;
     process->statm = KeptOpenFile(PidPath(pid, "statm"), Generated::kWhole);
     process->children = KeptOpenFile(fmt::format("{}/{}/task/{}/children", paths_.proc.string(), pid, pid),
                                      Generated::kShortRecords);
     tracked_.emplace(pid, std::move(process));
     return OkStatus();
+  }
+
+  static double Increase(uint64_t now, uint64_t before) {
+    return now >= before ? static_cast<double>(now - before) : 0.0;
+  }
+
+  void AddDebt(long parent, double ticks, double now_mono) {
+    if (tracked_.count(parent) == 0 || ticks <= 0) return;  // reaped outside the tree: nothing comes back
+    auto& debt = debts_[parent];
+    debt.ticks += ticks;
+    debt.since = now_mono;
   }
 
   // A zombie has nothing left to count; but a process whose main thread exited while other threads run
@@ -291,6 +356,11 @@ class ProcessTreeCollector final : public Collector {
   double memory_denominator_ = 0;
   std::unordered_map<long, std::unique_ptr<Process>> tracked_;
   std::vector<long> adopted_this_tick_;
+  struct Debt {
+    double ticks = 0;  // CPU already counted for exited children, due back in the parent's cutime
+    double since = 0;  // monotonic seconds of the last exit added
+  };
+  std::unordered_map<long, Debt> debts_;  // by parent PID
   KeptOpenFile loadavg_file_;
   long last_pid_ = -1;
   bool moved_last_tick_ = true;

@@ -46,6 +46,14 @@ Result<PidStat> ParsePidStat(std::string_view text) {
         (number == 14 ? stat.utime_ticks : stat.stime_ticks) = *v;
         break;
       }
+      case 16:
+      case 17: {
+        // Signed in the kernel's format; never negative in practice.
+        const auto v = text::ParseI64(field);
+        if (!v) return Error{"/proc/PID/stat: bad children cpu time"};
+        if (*v > 0) stat.children_cpu_ticks += static_cast<uint64_t>(*v);
+        break;
+      }
       case 20: {
         const auto v = text::ParseI64(field);
         if (!v || *v < 0) return Error{"/proc/PID/stat: bad thread count"};

@@ -32,6 +32,7 @@ struct PidStat {
   long ppid = 0;
   uint64_t utime_ticks = 0;
   uint64_t stime_ticks = 0;
+  uint64_t children_cpu_ticks = 0;  // cutime + cstime: CPU of children this process has reaped
   long num_threads = 0;
   uint64_t start_time_ticks = 0;  // since boot; with pid, identifies a process across PID reuse
 };
