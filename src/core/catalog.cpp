@@ -11,11 +11,13 @@ namespace {
 
 constexpr std::array kDefinitions = {
     // CPU
-    MetricDefinition{"cpu", "Process CPU", "%", MetricKind::kGauge, "process",
-                     "CPU time used by the monitored process tree during the last interval, divided by "
-                     "(interval x CPUs available to the process: the smallest of the cgroup quota, the "
-                     "affinity mask and the logical CPU count), x 100; 0-100. The first sample uses the "
-                     "average since the process started."},
+    MetricDefinition{
+        "cpu", "Process CPU", "%", MetricKind::kGauge, "process",
+        "CPU time used by the monitored process tree during the last interval (descendants "
+        "that exited during it included, through their parent's reaped-children time), divided by "
+        "(interval x CPUs available to the process: the smallest of the cgroup quota, the "
+        "affinity mask and the logical CPU count), x 100; 0-100. The first sample uses the "
+        "average since the process started."},
     MetricDefinition{"proc.cpu.threads", "Process threads", "count", MetricKind::kGauge, "process",
                      "Threads of the monitored process tree (sum of /proc/PID/stat num_threads)."},
     MetricDefinition{"cpu_percent", "Host CPU", "%", MetricKind::kGauge, "cpu",
