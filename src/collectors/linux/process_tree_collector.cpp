@@ -94,8 +94,8 @@ class ProcessTreeCollector final : public Collector {
     // gone leaves a debt with its parent: the CPU already counted for it, which reappears in the
     // parent's cutime/cstime when the parent reaps it. Parents' reaped-children time is only read after
     // every debt of this tick is known (second pass).
-    std::vector<std::pair<Process*, PidStat>> alive;
-    alive.reserve(tracked_.size());
+    auto& alive = alive_;
+    alive.clear();
     for (auto it = tracked_.begin(); it != tracked_.end();) {
       Process& p = *it->second;
       auto text = p.stat.Read(scratch_);
@@ -360,7 +360,8 @@ class ProcessTreeCollector final : public Collector {
     double ticks = 0;  // CPU already counted for exited children, due back in the parent's cutime
     double since = 0;  // monotonic seconds of the last exit added
   };
-  std::unordered_map<long, Debt> debts_;  // by parent PID
+  std::unordered_map<long, Debt> debts_;             // by parent PID
+  std::vector<std::pair<Process*, PidStat>> alive_;  // the refresh's first pass, kept to reuse its memory
   KeptOpenFile loadavg_file_;
   long last_pid_ = -1;
   bool moved_last_tick_ = true;
