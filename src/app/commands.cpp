@@ -158,9 +158,6 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
   if (ctx.pid && !std::filesystem::exists(paths.proc / std::to_string(*ctx.pid))) {
     Warn(fmt::format("process {} does not exist; process metrics are off, host metrics continue", *ctx.pid));
   }
-  for (const auto& path : settings->disk_paths) {
-    if (auto usage = ctx.stat_filesystem(path); !usage) Warn(fmt::format("disk path {}", usage.error()));
-  }
 
   SamplerOptions options;
   options.interval_seconds = settings->interval_seconds;

@@ -19,7 +19,6 @@ class MetricBatch {
   void Add(std::string key, double value) { items_.push_back({std::move(key), value}); }
   const std::vector<Metric>& items() const { return items_; }
   std::vector<Metric>& items() { return items_; }
-  void Clear() { items_.clear(); }
   bool empty() const { return items_.empty(); }
   const Metric* Find(std::string_view key) const {
     for (const auto& m : items_) {

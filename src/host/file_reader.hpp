@@ -47,8 +47,6 @@ class KeptOpenFile {
   Result<std::string_view> Read();
   // The same into a caller's buffer (grown as needed and reused), so many small files can share one.
   Result<std::string_view> Read(std::string& buffer);
-  bool IsOpen() const { return fd_ >= 0; }
-  const std::filesystem::path& path() const { return path_; }
   // errno of the last failed Read (0 after success).
   int last_errno() const { return last_errno_; }
   void Close();

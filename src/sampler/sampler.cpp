@@ -69,20 +69,6 @@ class Semaphore {
 
 }  // namespace
 
-std::string_view CollectorHealthName(CollectorHealth health) {
-  switch (health) {
-    case CollectorHealth::kOk:
-      return "ok";
-    case CollectorHealth::kDegraded:
-      return "degraded";
-    case CollectorHealth::kFailing:
-      return "failing";
-    case CollectorHealth::kHung:
-      return "hung";
-  }
-  return "ok";
-}
-
 struct Sampler::LaneEntry {
   std::unique_ptr<Collector> collector;
   CollectorState state;

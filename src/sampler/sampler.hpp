@@ -38,7 +38,6 @@ struct SamplerOptions {
 };
 
 enum class CollectorHealth { kOk, kDegraded, kFailing, kHung };
-std::string_view CollectorHealthName(CollectorHealth health);
 
 struct CollectorState {
   std::string name;

@@ -54,11 +54,8 @@ class DiskIoCollector final : public Collector {
       if (it == devices_.end()) continue;
       Device& device = it->second;
       if (device.seen) {
-        const uint64_t r =
-            disk.sectors_read >= device.last_read ? disk.sectors_read - device.last_read : disk.sectors_read;
-        const uint64_t w = disk.sectors_written >= device.last_written
-                               ? disk.sectors_written - device.last_written
-                               : disk.sectors_written;
+        const uint64_t r = CounterIncrease(disk.sectors_read, device.last_read);
+        const uint64_t w = CounterIncrease(disk.sectors_written, device.last_written);
         device.read_sectors += r;
         device.written_sectors += w;
         read_delta += r;

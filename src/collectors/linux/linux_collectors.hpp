@@ -14,6 +14,12 @@
 
 namespace runmon {
 
+// How much a kernel counter grew between two readings. A counter that went backwards was reset (a device
+// or interface that came back, a wrap) and counts from zero.
+inline uint64_t CounterIncrease(uint64_t now, uint64_t before) {
+  return now >= before ? now - before : now;
+}
+
 struct HostFacts {
   unsigned logical_cpus = 0;  // online logical CPUs (0 when unknown)
   uint64_t memory_total_bytes = 0;

@@ -35,8 +35,8 @@ class NetworkCollector final : public Collector {
         }
         continue;
       }
-      sent_delta += device.tx_bytes >= it->second.sent ? device.tx_bytes - it->second.sent : device.tx_bytes;
-      recv_delta += device.rx_bytes >= it->second.recv ? device.rx_bytes - it->second.recv : device.rx_bytes;
+      sent_delta += CounterIncrease(device.tx_bytes, it->second.sent);
+      recv_delta += CounterIncrease(device.rx_bytes, it->second.recv);
       it->second = Counters{device.tx_bytes, device.rx_bytes};
     }
     sent_total_ += sent_delta;
