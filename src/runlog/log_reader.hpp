@@ -1,0 +1,87 @@
+// Reads a run log record by record: the framing only (payloads come back as bytes; record_reader.hpp
+// decodes them). It is at least as lenient as W&B's Go reader and says what it skipped:
+//   - the end of the data inside a record (a torn tail: a writer is still writing, or was killed) is not
+//     damage: Next() says kIncomplete and, called again once the file has grown, resumes at that record;
+//   - a chunk with a bad checksum, an impossible length or an unknown type is damage: the rest of its
+//     block is skipped and reading resyncs at the next 32 KiB block (where only a FULL or FIRST chunk can
+//     start a record);
+//   - a zeroed chunk header (a preallocated or zeroed region) skips the rest of its block, as damage;
+//   - a record missing its FIRST or LAST chunk is damage; block trailers are not checked (W&B's writers
+//     write zeros, its Go reader ignores them).
+// Damage is reported as byte ranges with a reason; adjacent ranges are merged. The source is a file (read
+// in aligned windows with pread, so following a growing file never re-reads it) or memory (fuzzing, tests).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace runmon::runlog {
+
+// Where the reader gets bytes. View returns up to `length` bytes from `offset` (fewer at the end of the
+// data); the view stays valid until the next call.
+class LogSource {
+ public:
+  virtual ~LogSource() = default;
+  virtual Result<std::string_view> View(uint64_t offset, size_t length) = 0;
+};
+
+std::unique_ptr<LogSource> MemorySource(std::string_view bytes);
+// Reads the open descriptor with pread (it is not closed by the source).
+std::unique_ptr<LogSource> FileSource(int fd);
+
+struct LogDamage {
+  uint64_t offset = 0;  // first byte skipped
+  uint64_t length = 0;  // bytes skipped
+  std::string reason;
+};
+
+struct RawRecord {
+  uint64_t offset = 0;       // the record's first chunk header
+  uint64_t end = 0;          // just after its last chunk
+  std::string_view payload;  // valid until the next call to Next
+};
+
+enum class ReadOutcome {
+  kRecord,      // a record was read
+  kEnd,         // the data ends cleanly after the last record
+  kIncomplete,  // the data ends inside a record (or inside the file header); try again when it has grown
+  kFailed,      // not a run log, an unsupported version, or the source failed: see error()
+};
+
+class LogReader {
+ public:
+  explicit LogReader(std::unique_ptr<LogSource> source);
+
+  ReadOutcome Next(RawRecord& record);
+  const std::string& error() const { return error_; }
+  const std::vector<LogDamage>& damage() const { return damage_; }
+  // Where the next read starts; also how far the data has been consumed.
+  uint64_t position() const { return in_record_ ? record_start_ : position_; }
+  // Bytes of a torn tail when Next said kIncomplete.
+  uint64_t incomplete_bytes() const { return incomplete_bytes_; }
+  // For layers above the framing (a record that does not decode); merged like the reader's own.
+  void ReportDamage(uint64_t offset, uint64_t length, std::string_view reason);
+
+ private:
+  ReadOutcome Fail(std::string message);
+  ReadOutcome Incomplete(uint64_t data_end);
+  void SkipToNextBlock(uint64_t damage_start, std::string_view reason);
+
+  std::unique_ptr<LogSource> source_;
+  bool header_read_ = false;
+  uint64_t position_ = 0;
+  bool in_record_ = false;  // a FIRST chunk was read; MIDDLE/LAST chunks are expected
+  uint64_t record_start_ = 0;
+  std::string fragments_;   // the payload of a record being joined from chunks
+  bool resyncing_ = false;  // after damage: a MIDDLE or LAST chunk at the next block is skipped too
+  uint64_t incomplete_bytes_ = 0;
+  std::string error_;
+  std::vector<LogDamage> damage_;
+};
+
+}  // namespace runmon::runlog

@@ -1,0 +1,89 @@
+// Record builders (see records.hpp).
+#include "runlog/records.hpp"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace runmon::runlog {
+
+void SetTimestamp(double seconds, google::protobuf::Timestamp& timestamp) {
+  auto whole = static_cast<int64_t>(std::floor(seconds));
+  auto nanos = static_cast<int64_t>(std::llround((seconds - static_cast<double>(whole)) * 1e9));
+  if (nanos >= 1'000'000'000) {
+    ++whole;
+    nanos -= 1'000'000'000;
+  }
+  timestamp.set_seconds(whole);
+  timestamp.set_nanos(static_cast<int32_t>(nanos));
+}
+
+wandb::Record MakeHeaderRecord(const std::string& producer) {
+  wandb::Record record;
+  record.mutable_header()->mutable_version_info()->set_producer(producer);
+  return record;
+}
+
+wandb::Record MakeRunRecord(const RunInfo& run) {
+  wandb::Record record;
+  auto* r = record.mutable_run();
+  r->set_run_id(run.run_id);
+  r->set_project(run.project);
+  r->set_display_name(run.display_name);
+  r->set_host(run.host);
+  for (const auto& tag : run.tags) r->add_tags(tag);
+  SetTimestamp(run.start_time, *r->mutable_start_time());
+  return record;
+}
+
+Result<wandb::Record> MakeEnvironmentRecord(const nlohmann::json& metadata, const std::string& writer_id) {
+  wandb::Record record;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  const auto status =
+      google::protobuf::util::JsonStringToMessage(metadata.dump(), record.mutable_environment(), options);
+  if (!status.ok())
+    return Error{fmt::format("metadata does not fit the environment record: {}", status.ToString())};
+  record.mutable_environment()->set_writer_id(writer_id);
+  return record;
+}
+
+std::string FormatValueJson(double value) {
+  if (!std::isfinite(value)) return {};
+  return fmt::format("{}", value);
+}
+
+bool FillStatsRecord(const Sample& sample, wandb::Record& record) {
+  record.Clear();
+  auto* stats = record.mutable_stats();
+  SetTimestamp(sample.timestamp, *stats->mutable_timestamp());
+  for (const auto& metric : sample.metrics.items()) {
+    if (!std::isfinite(metric.value)) continue;
+    auto* item = stats->add_item();
+    item->set_key(metric.key);
+    item->set_value_json(FormatValueJson(metric.value));
+  }
+  return stats->item_size() > 0;
+}
+
+wandb::Record MakeExitRecord(int exit_code, double runtime_seconds) {
+  wandb::Record record;
+  auto* exit = record.mutable_exit();
+  exit->set_exit_code(exit_code);
+  const double clamped =
+      std::clamp(runtime_seconds, 0.0, static_cast<double>(std::numeric_limits<int32_t>::max()));
+  exit->set_runtime(static_cast<int32_t>(clamped));
+  return record;
+}
+
+wandb::Record MakeFinalRecord() {
+  wandb::Record record;
+  record.mutable_final();
+  return record;
+}
+
+}  // namespace runmon::runlog

@@ -1,0 +1,43 @@
+// Builds the records runmon writes, in the order of run-log-format.md 4.4: header, run, environment,
+// stats (one per sample), exit, final. Values become W&B's value_json: the shortest JSON number that
+// reads back as the same double ("12.5", "4", "1e+21"); non-finite values are left out, because plain
+// JSON has no NaN or infinity.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/result.hpp"
+#include "core/sample.hpp"
+#include "runlog/wandb_record.pb.h"
+
+namespace runmon::runlog {
+
+struct RunInfo {
+  std::string run_id;
+  std::string project;
+  std::string display_name;
+  std::string host;
+  double start_time = 0;  // seconds since the Unix epoch
+  std::vector<std::string> tags;
+};
+
+// Seconds since the epoch as a protobuf Timestamp (nanoseconds rounded, 0 <= nanos < 1e9).
+void SetTimestamp(double seconds, google::protobuf::Timestamp& timestamp);
+
+wandb::Record MakeHeaderRecord(const std::string& producer);
+wandb::Record MakeRunRecord(const RunInfo& run);
+// From runmon's metadata (wandb-metadata.json's layout: `runmon info`); keys W&B does not know are left
+// out of the record. Errors when the JSON does not fit the record's fields.
+Result<wandb::Record> MakeEnvironmentRecord(const nlohmann::json& metadata, const std::string& writer_id);
+// Fills `record` (cleared first) with the sample as a stats record; false when no value is finite.
+bool FillStatsRecord(const Sample& sample, wandb::Record& record);
+wandb::Record MakeExitRecord(int exit_code, double runtime_seconds);
+wandb::Record MakeFinalRecord();
+
+// value_json for a number; empty when it is not finite.
+std::string FormatValueJson(double value);
+
+}  // namespace runmon::runlog
