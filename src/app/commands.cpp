@@ -19,129 +19,18 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "app/cli_common.hpp"
+#include "app/dump_command.hpp"
 #include "app/output.hpp"
+#include "app/run_command.hpp"
 #include "collectors/builtin.hpp"
 #include "config/settings.hpp"
 #include "core/catalog.hpp"
 #include "host/file_reader.hpp"
 #include "sampler/sampler.hpp"
 
-extern char** environ;
-
 namespace runmon {
 namespace {
-
-std::vector<std::string> EnvironmentStrings() {
-  std::vector<std::string> out;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) out.emplace_back(*entry);
-  return out;
-}
-
-void Warn(const std::string& message) {
-  fmt::print(stderr, "runmon: {}\n", message);
-}
-
-// Options shared by the commands that sample.
-struct SamplerFlags {
-  std::string interval;
-  std::optional<long> pid;
-  bool no_process_tree = false;
-  bool per_core = false;
-  bool no_cgroup = false;
-  std::vector<std::string> disk_paths;
-  std::vector<std::string> assignments;
-  std::string root;
-
-  void AddTo(CLI::App& app) {
-    app.add_option("--interval", interval,
-                   "Sampling interval: seconds (0.5) or with a unit (500ms, 15s, 2m); "
-                   "at least 0.1 s; default 15s")
-        ->type_name("DURATION");
-    app.add_option("--pid", pid,
-                   "Process to monitor with its descendants (default: runmon's parent; 0 turns "
-                   "process metrics off)");
-    app.add_flag("--no-process-tree", no_process_tree,
-                 "Monitor only the process itself, not its descendants");
-    app.add_flag("--per-core", per_core, "Also report each logical CPU (cpu.{i}.cpu_percent)");
-    app.add_flag("--no-cgroup", no_cgroup, "Ignore cgroup limits (host totals as denominators)");
-    app.add_option("--disk-path", disk_paths,
-                   "Filesystem path to report usage and I/O for (repeatable; default /)")
-        ->type_name("PATH");
-    app.add_option("--set", assignments, "W&B setting, e.g. --set x_stats_sampling_interval=1 (repeatable)")
-        ->type_name("x_stats_NAME=VALUE");
-    app.add_option("--root", root,
-                   "Read proc, sys and etc under this directory instead of the host's (tests, "
-                   "containers with the host's trees mounted)")
-        ->group("");
-  }
-
-  // Layers environment, --set and flags over the defaults.
-  Result<Settings> Resolve() const {
-    Settings settings;
-    if (auto status = ApplyEnvironment(settings, EnvironmentStrings()); !status) return Error{status.error()};
-    for (const auto& assignment : assignments) {
-      if (auto status = ApplySetAssignment(settings, assignment); !status) return Error{status.error()};
-    }
-    if (!interval.empty()) {
-      auto seconds = ParseDurationSeconds(interval);
-      if (!seconds) return Error{fmt::format("--interval: {}", seconds.error())};
-      if (*seconds < kMinIntervalSeconds)
-        return Error{fmt::format("--interval: at least {} s", kMinIntervalSeconds)};
-      settings.interval_seconds = *seconds;
-    }
-    if (pid) settings.pid = *pid;
-    if (no_process_tree) settings.track_process_tree = false;
-    if (per_core) settings.per_core_cpu = true;
-    if (no_cgroup) settings.no_cgroup = true;
-    if (!disk_paths.empty()) settings.disk_paths = disk_paths;
-    for (const auto& path : settings.disk_paths) {
-      if (path.empty()) return Error{"--disk-path: empty path"};
-    }
-    return settings;
-  }
-
-  HostPaths Paths() const { return root.empty() ? HostPaths::System() : HostPaths::Under(root); }
-};
-
-LinuxCollectorContext MakeContext(const Settings& settings, const HostPaths& paths) {
-  LinuxCollectorContext ctx;
-  ctx.paths = paths;
-  ctx.settings = settings;
-  ctx.clocks = Clocks::System();
-  const long pid = settings.pid.value_or(static_cast<long>(::getppid()));
-  if (pid > 0) ctx.pid = pid;
-  ctx.facts = DetectHostFacts(paths, settings, ctx.pid);
-  return ctx;
-}
-
-// Blocks the stop signals in the calling thread (and so in every thread started after) and waits for
-// them in a thread of its own.
-class StopSignals {
- public:
-  explicit StopSignals(std::function<void()> on_signal) {
-    sigemptyset(&set_);
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1}) sigaddset(&set_, s);
-    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-    waiter_ = std::thread([this, on_signal = std::move(on_signal)] {
-      for (;;) {
-        int signal_number = 0;
-        if (sigwait(&set_, &signal_number) != 0) continue;
-        if (signal_number == SIGUSR1 && done_) return;
-        if (signal_number != SIGUSR1) on_signal();
-      }
-    });
-  }
-  ~StopSignals() {
-    done_ = true;
-    pthread_kill(waiter_.native_handle(), SIGUSR1);
-    waiter_.join();
-  }
-
- private:
-  sigset_t set_{};
-  std::thread waiter_;
-  std::atomic<bool> done_{false};
-};
 
 int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> count, bool json) {
   auto settings = flags.Resolve();
@@ -189,7 +78,7 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
   running = &sampler;
   // After the sampler, so it is destroyed (its waiter joined) before the sampler is; before Run(), so
   // the sampler's threads start with the stop signals blocked.
-  StopSignals signals([&] { sampler.Stop(); });
+  StopSignals signals([&](const siginfo_t&) { sampler.Stop(); });
   sampler.Run();
   if (output_failed && output_errno != EPIPE) {
     Warn(fmt::format("writing samples failed: {}", std::strerror(output_errno)));
@@ -213,7 +102,7 @@ int RunInfo(const SamplerFlags& flags) {
 
 int RunCommandLine(int argc, char** argv) {
   // A process tree of thousands keeps thousands of files open (within a budget, see file_reader.hpp).
-  RaiseOpenFileLimit();
+  const unsigned long original_open_files_limit = RaiseOpenFileLimit();
   CLI::App app{"runmon: system metrics for machine-learning runs, with W&B's metric names."};
   app.set_version_flag("--version", std::string("runmon ") + RUNMON_VERSION);
   app.require_subcommand(1);
@@ -222,14 +111,40 @@ int RunCommandLine(int argc, char** argv) {
   bool once = false, json = false;
   std::optional<long long> count;
   auto* sample = app.add_subcommand("sample", "Sample the host and a process tree; print each sample");
-  sample_flags.AddTo(*sample);
+  sample_flags.AddTo(
+      *sample,
+      "Process to monitor with its descendants (default: runmon's parent; 0 turns process metrics off)");
   sample->add_flag("--once", once, "Take one sample and exit");
   sample->add_option("--count", count, "Take N samples and exit")->type_name("N");
   sample->add_flag("--json", json, "One JSON object per sample (_timestamp, _runtime and every key)");
 
   SamplerFlags info_flags;
   auto* info = app.add_subcommand("info", "Print the machine's static metadata (wandb-metadata.json layout)");
-  info_flags.AddTo(*info);
+  info_flags.AddTo(*info, "Process whose cgroup limits apply (default: runmon's parent)");
+
+  RunCommandOptions run_options;
+  auto* run = app.add_subcommand(
+      "run",
+      "Record a run: start CMD (or attach with --pid, or watch the host) and write its metrics to a run log");
+  run_options.sampler.AddTo(*run, "Attach to this running process (and its descendants) until it exits");
+  run->add_option("--dir", run_options.dir, "Directory of runs (default ./wandb)")->type_name("DIR");
+  run->add_option("--id", run_options.id, "Run id (default: 8 random characters [a-z0-9])")->type_name("ID");
+  run->add_option("--name", run_options.name, "Display name of the run (default: the command line)");
+  run->add_option("--project", run_options.project, "Project of the run");
+  run->add_option("command", run_options.command, "The command and its arguments (after --)")
+      ->type_name("CMD ARGS...");
+  run->footer("Exits with CMD's status (128 + the signal when it was killed); 127 when CMD does not exist.");
+
+  DumpOptions dump_options;
+  auto* dump = app.add_subcommand("dump", "Print a run log's records as JSON lines, or its metrics as CSV");
+  dump->add_option("path", dump_options.path, "A .wandb file, a run directory or a directory of runs")
+      ->required()
+      ->type_name("FILE|RUNDIR");
+  dump->add_flag("--follow,-f", dump_options.follow,
+                 "Keep printing as the log grows, until the run's exit record");
+  dump->add_option("--format", dump_options.format,
+                   "jsonl (every record) or csv (the metrics, a column per key)")
+      ->type_name("jsonl|csv");
 
   bool markdown = false;
   auto* catalog = app.add_subcommand("catalog", "List every metric key with its unit and meaning");
@@ -243,6 +158,8 @@ int RunCommandLine(int argc, char** argv) {
 
   if (sample->parsed()) return RunSample(sample_flags, once, count, json);
   if (info->parsed()) return RunInfo(info_flags);
+  if (run->parsed()) return RunRunCommand(run_options, original_open_files_limit);
+  if (dump->parsed()) return RunDumpCommand(dump_options);
   if (catalog->parsed()) {
     if (markdown) {
       fmt::print("{}", RenderCatalogMarkdown());

@@ -62,6 +62,8 @@ class LogReader {
   const std::vector<LogDamage>& damage() const { return damage_; }
   // Where the next read starts; also how far the data has been consumed.
   uint64_t position() const { return in_record_ ? record_start_ : position_; }
+  // Whether the file header has been read and checked.
+  bool header_read() const { return header_read_; }
   // Bytes of a torn tail when Next said kIncomplete.
   uint64_t incomplete_bytes() const { return incomplete_bytes_; }
   // For layers above the framing (a record that does not decode); merged like the reader's own.

@@ -94,6 +94,7 @@ class ProcessTreeCollector final : public Collector {
     // gone leaves a debt with its parent: the CPU already counted for it, which reappears in the
     // parent's cutime/cstime when the parent reaps it. Parents' reaped-children time is only read after
     // every debt of this tick is known (second pass).
+    const bool had_processes = !tracked_.empty();
     auto& alive = alive_;
     alive.clear();
     for (auto it = tracked_.begin(); it != tracked_.end();) {
@@ -176,7 +177,14 @@ class ProcessTreeCollector final : public Collector {
 
     have_previous_ = true;
     last_mono_ = now_mono;
-    if (tracked_.empty()) return OkStatus();  // the run's processes are gone; host metrics carry on
+    if (tracked_.empty()) {
+      // The run's processes are gone; host metrics carry on. The interval in which the last of them exited
+      // still has its CPU time (`runmon run` takes its final sample while the command is a zombie).
+      if (had_processes && !first && elapsed > 0) {
+        out.Add("cpu", 100.0 * cpu_ticks_delta / ticks_per_second_ / (elapsed * available_cpus_));
+      }
+      return OkStatus();
+    }
 
     double rss_pages = 0;
     double threads = 0;

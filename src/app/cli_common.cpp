@@ -1,0 +1,98 @@
+// Shared command-line pieces (see cli_common.hpp).
+#include "app/cli_common.hpp"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+extern char** environ;
+
+namespace runmon {
+
+std::vector<std::string> EnvironmentStrings() {
+  std::vector<std::string> out;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) out.emplace_back(*entry);
+  return out;
+}
+
+void Warn(const std::string& message) {
+  fmt::print(stderr, "runmon: {}\n", message);
+}
+
+void SamplerFlags::AddTo(CLI::App& app, std::string_view pid_help) {
+  app.add_option("--interval", interval,
+                 "Sampling interval: seconds (0.5) or with a unit (500ms, 15s, 2m); "
+                 "at least 0.1 s; default 15s")
+      ->type_name("DURATION");
+  app.add_option("--pid", pid, std::string(pid_help));
+  app.add_flag("--no-process-tree", no_process_tree, "Monitor only the process itself, not its descendants");
+  app.add_flag("--per-core", per_core, "Also report each logical CPU (cpu.{i}.cpu_percent)");
+  app.add_flag("--no-cgroup", no_cgroup, "Ignore cgroup limits (host totals as denominators)");
+  app.add_option("--disk-path", disk_paths,
+                 "Filesystem path to report usage and I/O for (repeatable; default /)")
+      ->type_name("PATH");
+  app.add_option("--set", assignments, "W&B setting, e.g. --set x_stats_sampling_interval=1 (repeatable)")
+      ->type_name("x_stats_NAME=VALUE");
+  app.add_option("--root", root,
+                 "Read proc, sys and etc under this directory instead of the host's (tests, "
+                 "containers with the host's trees mounted)")
+      ->group("");
+}
+
+Result<Settings> SamplerFlags::Resolve() const {
+  Settings settings;
+  if (auto status = ApplyEnvironment(settings, EnvironmentStrings()); !status) return Error{status.error()};
+  for (const auto& assignment : assignments) {
+    if (auto status = ApplySetAssignment(settings, assignment); !status) return Error{status.error()};
+  }
+  if (!interval.empty()) {
+    auto seconds = ParseDurationSeconds(interval);
+    if (!seconds) return Error{fmt::format("--interval: {}", seconds.error())};
+    if (*seconds < kMinIntervalSeconds)
+      return Error{fmt::format("--interval: at least {} s", kMinIntervalSeconds)};
+    settings.interval_seconds = *seconds;
+  }
+  if (pid) settings.pid = *pid;
+  if (no_process_tree) settings.track_process_tree = false;
+  if (per_core) settings.per_core_cpu = true;
+  if (no_cgroup) settings.no_cgroup = true;
+  if (!disk_paths.empty()) settings.disk_paths = disk_paths;
+  for (const auto& path : settings.disk_paths) {
+    if (path.empty()) return Error{"--disk-path: empty path"};
+  }
+  return settings;
+}
+
+LinuxCollectorContext MakeContext(const Settings& settings, const HostPaths& paths) {
+  LinuxCollectorContext ctx;
+  ctx.paths = paths;
+  ctx.settings = settings;
+  ctx.clocks = Clocks::System();
+  const long pid = settings.pid.value_or(static_cast<long>(::getppid()));
+  if (pid > 0) ctx.pid = pid;
+  ctx.facts = DetectHostFacts(paths, settings, ctx.pid);
+  return ctx;
+}
+
+StopSignals::StopSignals(std::function<void(const siginfo_t&)> on_signal) {
+  sigemptyset(&set_);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1}) sigaddset(&set_, s);
+  pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+  waiter_ = std::thread([this, on_signal = std::move(on_signal)] {
+    for (;;) {
+      siginfo_t info{};
+      if (sigwaitinfo(&set_, &info) < 0) continue;
+      if (info.si_signo == SIGUSR1 && done_) return;
+      if (info.si_signo != SIGUSR1) on_signal(info);
+    }
+  });
+}
+
+StopSignals::~StopSignals() {
+  done_ = true;
+  pthread_kill(waiter_.native_handle(), SIGUSR1);
+  waiter_.join();
+}
+
+}  // namespace runmon

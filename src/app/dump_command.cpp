@@ -1,0 +1,282 @@
+// `runmon dump` (see dump_command.hpp). CSV needs its columns before its rows, so it reads the log twice:
+// once for the keys (in order of first appearance), once for the rows. When following, a key that shows
+// up later starts a new header line with the longer column list.
+#include "app/dump_command.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/cli_common.hpp"
+#include "app/output.hpp"
+#include "runlog/record_reader.hpp"
+#include "runlog/run_directory.hpp"
+
+namespace runmon {
+namespace {
+
+using runlog::ReadOutcome;
+using runlog::RecordReader;
+
+// stdout with error tracking: a closed pipe ends the dump quietly, other errors are reported.
+class Output {
+ public:
+  bool Write(std::string_view text) {
+    if (failed_) return false;
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) Fail();
+    return !failed_;
+  }
+  bool Flush() {
+    if (!failed_ && std::fflush(stdout) != 0) Fail();
+    return !failed_;
+  }
+  bool failed() const { return failed_; }
+  int error() const { return error_; }
+
+ private:
+  void Fail() {
+    failed_ = true;
+    error_ = errno;
+  }
+  bool failed_ = false;
+  int error_ = 0;
+};
+
+// Waits for the file to change (inotify; polling when inotify is unavailable), at most `timeout_ms`.
+class ChangeWaiter {
+ public:
+  explicit ChangeWaiter(const std::string& path) {
+    fd_ = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (fd_ >= 0 && ::inotify_add_watch(fd_, path.c_str(), IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB) < 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~ChangeWaiter() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  ChangeWaiter(const ChangeWaiter&) = delete;
+  ChangeWaiter& operator=(const ChangeWaiter&) = delete;
+
+  void Wait(int timeout_ms) {
+    if (fd_ < 0) {
+      ::poll(nullptr, 0, std::min(timeout_ms, 250));
+      return;
+    }
+    pollfd watched{fd_, POLLIN, 0};
+    if (::poll(&watched, 1, timeout_ms) > 0) {
+      char events[4096];
+      while (::read(fd_, events, sizeof(events)) > 0) {
+      }
+    }
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+std::string CsvField(std::string_view value_json) {
+  std::string text(value_json);
+  if (!value_json.empty() && value_json.front() == '"') {
+    auto parsed = nlohmann::json::parse(value_json, nullptr, false);
+    if (parsed.is_string()) text = parsed.get<std::string>();
+  }
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+double Seconds(const google::protobuf::Timestamp& timestamp) {
+  return static_cast<double>(timestamp.seconds()) + timestamp.nanos() / 1e9;
+}
+
+std::string FormatSeconds(double seconds) {
+  return fmt::format("{}", std::round(seconds * 1e6) / 1e6);
+}
+
+class Dumper {
+ public:
+  Dumper(const DumpOptions& options, std::string path, int fd)
+      : options_(options), path_(std::move(path)), fd_(fd) {}
+
+  int Run() {
+    if (options_.format == "csv") {
+      // First pass: the columns.
+      RecordReader keys(runlog::FileSource(fd_));
+      for (;;) {
+        const ReadOutcome outcome = keys.Next();
+        if (outcome == ReadOutcome::kFailed) return Failed(keys.error());
+        if (outcome != ReadOutcome::kRecord) break;
+        if (keys.record().has_stats()) {
+          for (const auto& item : keys.record().stats().item()) AddColumn(item.key());
+        }
+      }
+      header_written_columns_ = 0;
+      WriteCsvHeader();
+    }
+    RecordReader reader(runlog::FileSource(fd_));
+    ChangeWaiter waiter(path_);
+    for (;;) {
+      const ReadOutcome outcome = reader.Next();
+      ReportDamage(reader);
+      if (outcome == ReadOutcome::kFailed) return Failed(reader.error());
+      if (outcome == ReadOutcome::kRecord) {
+        if (!Print(reader)) break;
+        continue;
+      }
+      if (options_.follow && !exit_seen_ && !FileRemoved()) {
+        if (!output_.Flush()) break;
+        waiter.Wait(1000);
+        continue;
+      }
+      if (outcome == ReadOutcome::kIncomplete && !reader.log().header_read()) {
+        output_.Flush();
+        Warn(fmt::format("{}: {} bytes: too short to be a run log", path_, reader.log().incomplete_bytes()));
+        return 1;
+      }
+      if (outcome == ReadOutcome::kIncomplete) {
+        Warn(
+            fmt::format("{}: ends inside a record: {} bytes at offset {} are incomplete (the writer is still "
+                        "writing, or was stopped)",
+                        path_, reader.log().incomplete_bytes(), reader.log().position()));
+      }
+      break;
+    }
+    ReportDamage(reader, true);
+    output_.Flush();
+    if (output_.failed() && output_.error() != EPIPE) {
+      Warn(fmt::format("writing the output failed: {}", std::strerror(output_.error())));
+      return 1;
+    }
+    return damaged_ ? 1 : 0;
+  }
+
+ private:
+  int Failed(const std::string& message) {
+    output_.Flush();
+    Warn(fmt::format("{}: {}", path_, message));
+    return 1;
+  }
+
+  bool FileRemoved() const {
+    struct stat info {};
+    return ::fstat(fd_, &info) == 0 && info.st_nlink == 0;
+  }
+
+  void ReportDamage(const RecordReader& reader, bool all = false) {
+    const auto& damage = reader.damage();
+    // The last range may still grow (adjacent damage is merged), so report it once it is settled: when a
+    // later range exists or the read moved past it.
+    while (reported_damage_ < damage.size()) {
+      const auto& range = damage[reported_damage_];
+      const bool settled = all || reported_damage_ + 1 < damage.size() ||
+                           reader.log().position() > range.offset + range.length;
+      if (!settled) break;
+      Warn(fmt::format("{}: skipped bytes {}-{} ({} bytes): {}", path_, range.offset,
+                       range.offset + range.length, range.length, range.reason));
+      damaged_ = true;
+      ++reported_damage_;
+    }
+  }
+
+  bool Print(const RecordReader& reader) {
+    const auto& record = reader.record();
+    if (record.has_exit()) exit_seen_ = true;
+    if (record.has_run() && record.run().has_start_time()) start_time_ = Seconds(record.run().start_time());
+    if (options_.format == "csv") return record.has_stats() ? PrintCsvRow(record.stats()) : true;
+    std::string line = fmt::format(R"({{"index":{},"offset":{},"end":{},"length":{},"record_type":)",
+                                   reader.index(), reader.offset(), reader.end(), reader.length());
+    AppendJsonString(line, runlog::RecordTypeName(record));
+    line += ",\"record\":";
+    line += runlog::RecordToJson(record);
+    line += "}\n";
+    return output_.Write(line);
+  }
+
+  void AddColumn(const std::string& key) {
+    if (column_index_.emplace(key, columns_.size()).second) columns_.push_back(key);
+  }
+
+  bool WriteCsvHeader() {
+    std::string line = "_timestamp,_runtime";
+    for (const auto& column : columns_) line += "," + CsvField(nlohmann::json(column).dump());
+    header_written_columns_ = columns_.size();
+    return output_.Write(line + "\n");
+  }
+
+  bool PrintCsvRow(const runmon::wandb::StatsRecord& stats) {
+    for (const auto& item : stats.item()) AddColumn(item.key());
+    if (columns_.size() != header_written_columns_ && !WriteCsvHeader()) return false;
+    const double timestamp = Seconds(stats.timestamp());
+    if (!start_time_) start_time_ = timestamp;
+    std::vector<std::string_view> values(columns_.size());
+    for (const auto& item : stats.item()) values[column_index_[item.key()]] = item.value_json();
+    std::string line = FormatSeconds(timestamp) + "," + FormatSeconds(timestamp - *start_time_);
+    for (const auto& value : values) {
+      line += ',';
+      line += CsvField(value);
+    }
+    return output_.Write(line + "\n");
+  }
+
+  const DumpOptions& options_;
+  const std::string path_;
+  const int fd_;
+  Output output_;
+  bool exit_seen_ = false;
+  bool damaged_ = false;
+  size_t reported_damage_ = 0;
+  std::optional<double> start_time_;
+  std::vector<std::string> columns_;
+  std::unordered_map<std::string, size_t> column_index_;
+  size_t header_written_columns_ = 0;
+};
+
+}  // namespace
+
+int RunDumpCommand(const DumpOptions& options) {
+  if (options.format != "jsonl" && options.format != "csv") {
+    Warn(fmt::format("--format: '{}' is not jsonl or csv", options.format));
+    return 2;
+  }
+  auto log = runlog::FindRunLog(options.path);
+  if (!log) {
+    Warn(log.error());
+    return 1;
+  }
+  const std::string path = log->string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    Warn(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+    return 1;
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    Warn(fmt::format("{}: not a regular file", path));
+    return 1;
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  const int status = Dumper(options, path, fd).Run();
+  ::close(fd);
+  return status;
+}
+
+}  // namespace runmon

@@ -1,0 +1,297 @@
+// `runmon run` (see run_command.hpp). Order of events: flags and the command are checked, then the run
+// directory and the log are created (nothing is started when the run cannot be recorded), then the command
+// starts, then header, run and environment records are queued and the sampler runs until the command
+// exits. The command's exit is seen with waitid(WNOWAIT), so the final sample is taken while its process
+// still exists (its CPU time counts), and it is reaped afterwards. Signals: SIGINT, SIGTERM and SIGHUP that
+// another process sends runmon are forwarded to the command; those the terminal generates are not, because
+// the terminal sends them to the command too (same process group). Without a command they end the run.
+#include "app/run_command.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "collectors/builtin.hpp"
+#include "host/child_process.hpp"
+#include "runlog/records.hpp"
+#include "runlog/run_directory.hpp"
+#include "runlog/run_recorder.hpp"
+#include "sampler/sampler.hpp"
+
+namespace runmon {
+namespace {
+
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string Rfc3339(double seconds) {
+  const auto whole = static_cast<time_t>(seconds);
+  tm utc{};
+  gmtime_r(&whole, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
+  const auto micros = static_cast<long>((seconds - static_cast<double>(whole)) * 1e6);
+  return fmt::format("{}.{:06}Z", text, micros);
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return {};
+  return runlog::ToValidUtf8(name);
+}
+
+// What a stop signal does, shared with the signal thread: forward to the command, or stop the sampler.
+struct SignalRouting {
+  std::mutex mutex;
+  pid_t child = 0;  // while the command runs
+  Sampler* sampler = nullptr;
+  bool stop_requested = false;
+
+  void Handle(const siginfo_t& info) {
+    std::lock_guard lock(mutex);
+    if (child > 0) {
+      if (info.si_code != SI_KERNEL) ::kill(child, info.si_signo);
+      return;
+    }
+    stop_requested = true;
+    if (sampler != nullptr) sampler->Stop();
+  }
+};
+
+// Waits until an attached process (not runmon's child) has exited, or `done` is set.
+void WaitForExit(pid_t pid, const std::atomic<bool>& done) {
+  const long pidfd = ::syscall(SYS_pidfd_open, pid, 0);
+  while (!done) {
+    if (pidfd >= 0) {
+      pollfd watched{static_cast<int>(pidfd), POLLIN, 0};
+      if (::poll(&watched, 1, 200) > 0) break;
+    } else {
+      if (::kill(pid, 0) != 0 && errno == ESRCH) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+  if (pidfd >= 0) ::close(static_cast<int>(pidfd));
+}
+
+std::string DefaultDisplayName(const std::vector<std::string>& command) {
+  if (command.empty()) return "host";
+  std::string name;
+  for (const auto& part : command) {
+    if (!name.empty()) name += ' ';
+    name += part;
+    if (name.size() > 120) break;
+  }
+  return runlog::ToValidUtf8(name.substr(0, 128));
+}
+
+}  // namespace
+
+int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_files_limit) {
+  auto settings = options.sampler.Resolve();
+  if (!settings) {
+    Warn(settings.error());
+    return 2;
+  }
+  const bool has_command = !options.command.empty();
+  if (has_command && options.sampler.pid) {
+    Warn("--pid attaches to a running process; it cannot be combined with a command");
+    return 2;
+  }
+  const std::string id = options.id.value_or(runlog::GenerateRunId());
+  if (auto status = runlog::ValidateRunId(id); !status) {
+    Warn(fmt::format("--id: {}", status.error()));
+    return 2;
+  }
+  if (!runlog::IsValidUtf8(options.name) || !runlog::IsValidUtf8(options.project)) {
+    Warn("--name and --project must be valid UTF-8");
+    return 2;
+  }
+  if (options.dir.empty()) {
+    Warn("--dir: empty path");
+    return 2;
+  }
+  const HostPaths paths = options.sampler.Paths();
+  if (!options.sampler.root.empty() && !std::filesystem::is_directory(options.sampler.root)) {
+    Warn(fmt::format("--root {}: not a directory", options.sampler.root));
+    return 2;
+  }
+  const pid_t attached =
+      options.sampler.pid && *options.sampler.pid > 0 ? static_cast<pid_t>(*options.sampler.pid) : 0;
+  if (attached > 0 && !std::filesystem::exists(paths.proc / std::to_string(attached))) {
+    Warn(fmt::format("--pid {}: no such process", attached));
+    return 1;
+  }
+  std::string executable;
+  if (has_command) {
+    const char* search_path = std::getenv("PATH");
+    auto found =
+        FindExecutable(options.command.front(), search_path != nullptr ? search_path : "/usr/bin:/bin");
+    if (auto* error = std::get_if<CommandLookupError>(&found)) {
+      Warn(error->message);
+      return error->exit_status;
+    }
+    executable = std::get<std::string>(found);
+  }
+
+  // A full disk must not end runmon (SIGXFSZ) or a closed output pipe (SIGPIPE); the child gets defaults.
+  ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGXFSZ, SIG_IGN);
+  SignalRouting routing;
+  // Before any thread starts, so every thread has the stop signals blocked.
+  StopSignals signals([&](const siginfo_t& info) { routing.Handle(info); });
+
+  const double start_time = WallSeconds();
+  const auto start_steady = std::chrono::steady_clock::now();
+  auto run_paths = runlog::CreateRunDirectory(options.dir, start_time, id);
+  if (!run_paths) {
+    Warn(fmt::format("cannot record the run: {}", run_paths.error()));
+    return 1;
+  }
+  auto writer = runlog::LogWriter::Create(run_paths->log);
+  if (!writer) {
+    Warn(fmt::format("cannot record the run: {}", writer.error()));
+    return 1;
+  }
+  if (auto status = runlog::UpdateLatestRunLink(options.dir, run_paths->directory); !status)
+    Warn(status.error());
+  runlog::RunRecorder recorder(std::move(*writer), id, {}, Warn);
+  Warn(fmt::format("recording run {} in {}", id, run_paths->directory.string()));
+
+  auto header = runlog::MakeHeaderRecord(fmt::format("runmon {}", RUNMON_VERSION));
+  recorder.Add(header);
+  runlog::RunInfo run_info{
+      .run_id = id,
+      .project = options.project,
+      .display_name = options.name.empty() ? DefaultDisplayName(options.command) : options.name,
+      .host = HostName(),
+      .start_time = start_time,
+      .tags = {}};
+  auto run_record = runlog::MakeRunRecord(run_info);
+  recorder.Add(run_record);
+
+  int exit_status = 0;
+  bool child_started = false;
+  pid_t child = 0;
+  if (has_command) {
+    auto spawned =
+        SpawnChild(executable, options.command, {.open_files_soft_limit = original_open_files_limit});
+    if (!spawned) {
+      Warn(spawned.error());
+      exit_status = 126;
+    } else {
+      child = *spawned;
+      child_started = true;
+      std::lock_guard lock(routing.mutex);
+      routing.child = child;
+    }
+  }
+
+  Settings effective = *settings;
+  if (has_command) effective.pid = child;  // 0 when it could not start: no process metrics
+  if (!has_command && attached == 0) effective.pid = 0;
+  LinuxCollectorContext ctx = MakeContext(effective, paths);
+
+  nlohmann::json metadata = ProbeHostMetadata(ctx, EnvironmentStrings());
+  metadata["startedAt"] = Rfc3339(start_time);
+  if (has_command) {
+    metadata["program"] = runlog::ToValidUtf8(options.command.front());
+    nlohmann::json args = nlohmann::json::array();
+    for (size_t i = 1; i < options.command.size(); ++i)
+      args.push_back(runlog::ToValidUtf8(options.command[i]));
+    metadata["args"] = args;
+    metadata["executable"] = runlog::ToValidUtf8(executable);
+  }
+  std::error_code cwd_error;
+  if (auto cwd = std::filesystem::current_path(cwd_error); !cwd_error)
+    metadata["root"] = runlog::ToValidUtf8(cwd.string());
+  const std::string writer_id = fmt::format("runmon-{}", id);
+  if (auto environment = runlog::MakeEnvironmentRecord(metadata, writer_id)) {
+    recorder.Add(*environment);
+  } else {
+    Warn(environment.error());
+  }
+  metadata["writerId"] = writer_id;
+  if (auto status =
+          runlog::WriteFileAtomically(run_paths->files / "wandb-metadata.json", metadata.dump(2) + "\n");
+      !status) {
+    Warn(status.error());
+  }
+
+  std::atomic<uint64_t> samples{0};
+  SamplerOptions sampler_options;
+  sampler_options.interval_seconds = settings->interval_seconds;
+  runmon::wandb::Record stats;  // reused: the sink runs on one thread at a time
+  Sampler sampler(
+      BuiltinCollectors(ctx), sampler_options,
+      [&](const Sample& sample) {
+        if (!runlog::FillStatsRecord(sample, stats)) return;
+        recorder.Add(stats);
+        ++samples;
+      },
+      Warn);
+
+  std::atomic<bool> watch_done{false};
+  std::thread watcher;
+  {
+    std::lock_guard lock(routing.mutex);
+    routing.sampler = &sampler;
+    if (routing.stop_requested || (has_command && !child_started)) sampler.Stop();
+  }
+  if (child_started) {
+    watcher = std::thread([&] {
+      siginfo_t info{};
+      while (::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+      }
+      sampler.Stop();
+    });
+  } else if (attached > 0) {
+    watcher = std::thread([&] {
+      WaitForExit(attached, watch_done);
+      sampler.Stop();
+    });
+  }
+  sampler.Run();
+  watch_done = true;
+  if (watcher.joinable()) watcher.join();
+  {
+    std::lock_guard lock(routing.mutex);
+    routing.sampler = nullptr;
+    routing.child = 0;
+  }
+  if (child_started) {
+    int wait_status = 0;
+    while (::waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {
+    }
+    exit_status = ShellExitStatus(wait_status);
+  }
+
+  const double runtime =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_steady).count();
+  auto exit_record = runlog::MakeExitRecord(exit_status, runtime);
+  recorder.Add(exit_record);
+  auto final_record = runlog::MakeFinalRecord();
+  recorder.Add(final_record);
+  const Status closed = recorder.Close();
+  const auto counts = recorder.counts();
+  if (!closed) Warn(closed.error());
+  std::string dropped;
+  if (counts.records_dropped > 0) dropped = fmt::format(", {} samples dropped", counts.records_dropped);
+  Warn(fmt::format("run {}: {} samples, {} records ({} bytes){} in {}", id, samples.load(),
+                   counts.records_written, counts.bytes, dropped, run_paths->log.string()));
+  return exit_status;
+}
+
+}  // namespace runmon

@@ -1,0 +1,120 @@
+// fork + exec for `runmon run` (see child_process.hpp). Between fork and exec the child calls only
+// async-signal-safe functions: runmon has threads by then.
+#include "host/child_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace runmon {
+
+std::variant<std::string, CommandLookupError> FindExecutable(std::string_view command,
+                                                             std::string_view search_path) {
+  if (command.empty()) return CommandLookupError{127, "empty command"};
+  const auto check = [](const std::string& path) -> int {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0) return ENOENT;
+    if (S_ISDIR(info.st_mode)) return EISDIR;
+    if (::access(path.c_str(), X_OK) != 0) return EACCES;
+    return 0;
+  };
+  if (command.find('/') != std::string_view::npos) {
+    const std::string path(command);
+    const int error = check(path);
+    if (error == 0) return path;
+    if (error == ENOENT) return CommandLookupError{127, fmt::format("{}: no such file", path)};
+    return CommandLookupError{126, fmt::format("{}: {}", path, std::strerror(error))};
+  }
+  std::optional<CommandLookupError> found_but_unusable;
+  size_t start = 0;
+  for (;;) {
+    const size_t colon = search_path.find(':', start);
+    std::string_view directory =
+        search_path.substr(start, colon == std::string_view::npos ? colon : colon - start);
+    if (directory.empty()) directory = ".";
+    const std::string path = fmt::format("{}/{}", directory, command);
+    const int error = check(path);
+    if (error == 0) return path;
+    if (error != ENOENT && !found_but_unusable) {
+      found_but_unusable = CommandLookupError{126, fmt::format("{}: {}", path, std::strerror(error))};
+    }
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  if (found_but_unusable) return *found_but_unusable;
+  return CommandLookupError{127, fmt::format("{}: command not found", command)};
+}
+
+Result<pid_t> SpawnChild(const std::string& executable, const std::vector<std::string>& argv,
+                         const ChildOptions& options) {
+  if (argv.empty()) return Error{"no command"};
+  std::vector<char*> arguments;
+  for (const auto& argument : argv) arguments.push_back(const_cast<char*>(argument.c_str()));
+  arguments.push_back(nullptr);
+
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) return Error{fmt::format("pipe: {}", std::strerror(errno))};
+  rlimit open_files{};
+  const bool restore_open_files =
+      options.open_files_soft_limit && ::getrlimit(RLIMIT_NOFILE, &open_files) == 0;
+  if (restore_open_files)
+    open_files.rlim_cur = std::min<rlim_t>(*options.open_files_soft_limit, open_files.rlim_max);
+
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int error = errno;
+    ::close(report[0]);
+    ::close(report[1]);
+    return Error{fmt::format("fork: {}", std::strerror(error))};
+  }
+  if (pid == 0) {
+    ::close(report[0]);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    struct sigaction default_action {};
+    default_action.sa_handler = SIG_DFL;
+    for (int signal_number = 1; signal_number < NSIG; ++signal_number) {
+      struct sigaction current {};
+      if (::sigaction(signal_number, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) {
+        ::sigaction(signal_number, &default_action, nullptr);
+      }
+    }
+    if (restore_open_files) ::setrlimit(RLIMIT_NOFILE, &open_files);
+    ::execv(executable.c_str(), arguments.data());
+    const int error = errno;
+    ssize_t ignored = ::write(report[1], &error, sizeof(error));
+    (void)ignored;
+    ::_exit(error == ENOENT ? 127 : 126);
+  }
+  ::close(report[1]);
+  int exec_error = 0;
+  ssize_t n;
+  do {
+    n = ::read(report[0], &exec_error, sizeof(exec_error));
+  } while (n < 0 && errno == EINTR);
+  ::close(report[0]);
+  if (n == static_cast<ssize_t>(sizeof(exec_error))) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return Error{fmt::format("cannot run {}: {}", executable, std::strerror(exec_error))};
+  }
+  return pid;
+}
+
+int ShellExitStatus(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return 1;
+}
+
+}  // namespace runmon

@@ -1,0 +1,216 @@
+// Run directory naming, creation and discovery (see run_directory.hpp).
+#include "runlog/run_directory.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <random>
+#include <system_error>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace runmon::runlog {
+namespace fs = std::filesystem;
+namespace {
+
+// Length of the UTF-8 sequence starting at text[i], or 0 when it is not valid (overlong forms, surrogates
+// and code points above U+10FFFF are invalid).
+size_t Utf8SequenceLength(std::string_view text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  uint32_t code = 0;
+  if ((lead & 0xE0) == 0xC0) {
+    length = 2;
+    code = lead & 0x1F;
+  } else if ((lead & 0xF0) == 0xE0) {
+    length = 3;
+    code = lead & 0x0F;
+  } else if ((lead & 0xF8) == 0xF0) {
+    length = 4;
+    code = lead & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  for (size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    code = (code << 6) | (byte(i + k) & 0x3F);
+  }
+  static constexpr uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (code < kSmallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
+  return length;
+}
+
+std::string LocalTimeStamp(double seconds) {
+  const auto whole = static_cast<time_t>(seconds);
+  tm local{};
+  localtime_r(&whole, &local);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y%m%d_%H%M%S", &local);
+  return text;
+}
+
+}  // namespace
+
+bool IsValidUtf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = Utf8SequenceLength(text, i);
+    if (length == 0) return false;
+    i += length;
+  }
+  return true;
+}
+
+std::string ToValidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = Utf8SequenceLength(text, i);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
+}
+
+std::string GenerateRunId() {
+  static constexpr std::string_view kAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::random_device entropy;
+  std::uniform_int_distribution<size_t> pick(0, kAlphabet.size() - 1);
+  std::string id;
+  for (int i = 0; i < 8; ++i) id += kAlphabet[pick(entropy)];
+  return id;
+}
+
+Status ValidateRunId(std::string_view id) {
+  if (id.empty()) return Error{"a run id must not be empty"};
+  if (id.size() > 128) return Error{"a run id must be at most 128 bytes"};
+  if (!IsValidUtf8(id)) return Error{"a run id must be valid UTF-8"};
+  if (id == "." || id == "..") return Error{fmt::format("'{}' is not a run id", id)};
+  const auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+  };
+  if (is_space(id.front()) || is_space(id.back()))
+    return Error{"a run id must not start or end with whitespace"};
+  for (const char c : id) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
+      return Error{"a run id must not contain control characters"};
+    if (std::string_view(":;,#?/'\\").find(c) != std::string_view::npos) {
+      return Error{fmt::format("a run id must not contain any of : ; , # ? / ' \\ (found '{}')", c)};
+    }
+  }
+  return OkStatus();
+}
+
+std::string RunDirectoryName(double start_time, std::string_view id) {
+  return fmt::format("run-{}-{}", LocalTimeStamp(start_time), id);
+}
+
+Result<RunPaths> CreateRunDirectory(const fs::path& wandb_dir, double start_time, std::string_view id) {
+  std::error_code error;
+  fs::create_directories(wandb_dir, error);
+  if (error) return Error{fmt::format("cannot create {}: {}", wandb_dir.string(), error.message())};
+  RunPaths paths;
+  paths.directory = wandb_dir / RunDirectoryName(start_time, id);
+  if (::mkdir(paths.directory.c_str(), 0755) != 0) {
+    return Error{fmt::format("cannot create {}: {}", paths.directory.string(), std::strerror(errno))};
+  }
+  paths.files = paths.directory / "files";
+  if (::mkdir(paths.files.c_str(), 0755) != 0) {
+    return Error{fmt::format("cannot create {}: {}", paths.files.string(), std::strerror(errno))};
+  }
+  paths.log = paths.directory / fmt::format("run-{}.wandb", id);
+  return paths;
+}
+
+Status UpdateLatestRunLink(const fs::path& wandb_dir, const fs::path& run_directory) {
+  const fs::path link = wandb_dir / "latest-run";
+  const fs::path temporary = wandb_dir / fmt::format(".latest-run.{}", ::getpid());
+  ::unlink(temporary.c_str());
+  // Relative, so the wandb directory can be moved or mounted elsewhere.
+  if (::symlink(run_directory.filename().c_str(), temporary.c_str()) != 0) {
+    return Error{fmt::format("cannot create {}: {}", temporary.string(), std::strerror(errno))};
+  }
+  if (::rename(temporary.c_str(), link.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    return Error{fmt::format("cannot replace {}: {}", link.string(), std::strerror(error))};
+  }
+  return OkStatus();
+}
+
+Status WriteFileAtomically(const fs::path& path, std::string_view content) {
+  const fs::path temporary = path.string() + fmt::format(".tmp.{}", ::getpid());
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Error{fmt::format("cannot create {}: {}", temporary.string(), std::strerror(errno))};
+  size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      return Error{fmt::format("cannot write {}: {}", path.string(), std::strerror(error))};
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0 || ::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    return Error{fmt::format("cannot write {}: {}", path.string(), std::strerror(error))};
+  }
+  return OkStatus();
+}
+
+Result<fs::path> FindRunLog(const fs::path& path) {
+  std::error_code error;
+  const auto status = fs::status(path, error);
+  if (error || !fs::exists(status)) return Error{fmt::format("{}: no such file or directory", path.string())};
+  if (!fs::is_directory(status)) return path;
+
+  std::vector<fs::path> logs;
+  for (const auto& entry : fs::directory_iterator(path, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("run-") && name.ends_with(".wandb") && entry.is_regular_file(error)) {
+      logs.push_back(entry.path());
+    }
+  }
+  if (error) return Error{fmt::format("{}: {}", path.string(), error.message())};
+  if (logs.size() == 1) return logs.front();
+  if (logs.size() > 1) {
+    return Error{fmt::format("{} holds {} run logs; name one of them", path.string(), logs.size())};
+  }
+  // A wandb directory: the latest run, else the newest by the time stamp in the directory name.
+  if (fs::is_directory(path / "latest-run", error)) return FindRunLog(path / "latest-run");
+  std::vector<std::string> runs;
+  for (const auto& entry : fs::directory_iterator(path, error)) {
+    const std::string name = entry.path().filename().string();
+    if ((name.starts_with("run-") || name.starts_with("offline-run-")) && entry.is_directory(error)) {
+      runs.push_back(name);
+    }
+  }
+  const auto stamp = [](const std::string& name) {
+    return std::string_view(name).substr(name.starts_with("offline-") ? 12 : 4);
+  };
+  std::sort(runs.begin(), runs.end(), [&](const auto& a, const auto& b) { return stamp(a) < stamp(b); });
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+    if (auto log = FindRunLog(path / *it)) return log;
+  }
+  return Error{
+      fmt::format("{}: no run log here (no run-*.wandb file and no run directories)", path.string())};
+}
+
+}  // namespace runmon::runlog

@@ -1,0 +1,152 @@
+// The recorder's writer thread (see run_recorder.hpp).
+#include "runlog/run_recorder.hpp"
+
+#include <chrono>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace runmon::runlog {
+namespace {
+using Clock = std::chrono::steady_clock;
+
+Clock::duration Seconds(double seconds) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+}  // namespace
+
+RunRecorder::RunRecorder(LogWriter writer, std::string stream_id, RecorderOptions options, Logger log)
+    : writer_(std::move(writer)), stream_id_(std::move(stream_id)), options_(options), log_(std::move(log)) {
+  counts_.bytes = writer_.size();
+  thread_ = std::thread([this] { WriterLoop(); });
+}
+
+RunRecorder::~RunRecorder() {
+  (void)Close();
+}
+
+void RunRecorder::Add(wandb::Record& record) {
+  if (!stream_id_.empty()) record.mutable__info()->set_stream_id(stream_id_);
+  std::lock_guard lock(mutex_);
+  if (closing_) return;
+  record.set_num(next_num_++);
+  Queued queued{record.SerializeAsString(), record.has_stats()};
+  queued_bytes_ += queued.payload.size();
+  queue_.push_back(std::move(queued));
+  if (queued_bytes_ > options_.max_queued_bytes) DropOldestStats();
+  counts_.records_queued = queue_.size();
+  wake_.notify_one();
+}
+
+void RunRecorder::DropOldestStats() {
+  uint64_t dropped = 0;
+  for (auto it = queue_.begin(); it != queue_.end() && queued_bytes_ > options_.max_queued_bytes;) {
+    if (it->droppable) {
+      queued_bytes_ -= it->payload.size();
+      it = queue_.erase(it);
+      ++dropped;
+    } else {
+      ++it;
+    }
+  }
+  if (dropped > 0 && counts_.records_dropped == 0) {
+    log_(fmt::format("run log: more than {} MiB wait to be written; dropping the oldest samples",
+                     options_.max_queued_bytes >> 20));
+  }
+  counts_.records_dropped += dropped;
+}
+
+void RunRecorder::WriterLoop() {
+  std::vector<std::string> batch;
+  std::vector<bool> droppable;
+  auto last_sync = Clock::now();
+  bool unsynced = false;
+  bool failing = false;
+  auto retry_at = Clock::now();
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    // Wake for new records (unless waiting to retry), for a due sync, or to close.
+    auto deadline = Clock::time_point::max();
+    if (unsynced) deadline = last_sync + Seconds(options_.sync_interval_seconds);
+    if (failing && !queue_.empty()) deadline = std::min(deadline, retry_at);
+    wake_.wait_until(lock, deadline, [&] {
+      return closing_ || (!queue_.empty() && (!failing || Clock::now() >= retry_at)) ||
+             (unsynced && Clock::now() >= last_sync + Seconds(options_.sync_interval_seconds));
+    });
+    const bool closing = closing_;
+    if (!queue_.empty() && (!failing || closing || Clock::now() >= retry_at)) {
+      batch.clear();
+      droppable.clear();
+      for (auto& queued : queue_) {
+        batch.push_back(std::move(queued.payload));
+        droppable.push_back(queued.droppable);
+      }
+      const size_t taken = queue_.size();
+      queue_.clear();
+      queued_bytes_ = 0;
+      lock.unlock();
+      const Status status = writer_.Append(batch);
+      lock.lock();
+      if (status) {
+        counts_.records_written += taken;
+        counts_.bytes = writer_.size();
+        unsynced = true;
+        if (failing) {
+          log_(fmt::format("run log: writing works again ({} records written after waiting)", taken));
+          failing = false;
+        }
+      } else {
+        // Put them back in front of anything added meanwhile, in order.
+        for (size_t i = taken; i-- > 0;) {
+          queued_bytes_ += batch[i].size();
+          queue_.push_front({std::move(batch[i]), droppable[i]});
+        }
+        ++counts_.write_failures;
+        if (!failing) {
+          log_(fmt::format("run log: {}; the run continues, samples wait in memory and are retried",
+                           status.error()));
+        }
+        failing = true;
+        retry_at = Clock::now() + Seconds(options_.retry_interval_seconds);
+        if (queued_bytes_ > options_.max_queued_bytes) DropOldestStats();
+      }
+      counts_.records_queued = queue_.size();
+    }
+    if (unsynced && (closing || Clock::now() >= last_sync + Seconds(options_.sync_interval_seconds))) {
+      lock.unlock();
+      const Status status = writer_.Sync();
+      lock.lock();
+      if (!status) log_(fmt::format("run log: {}", status.error()));
+      unsynced = false;
+      last_sync = Clock::now();
+    }
+    if (closing) {
+      if (!queue_.empty()) {
+        close_error_ =
+            fmt::format("{} records could not be written to {}", queue_.size(), writer_.path().string());
+      }
+      return;
+    }
+  }
+}
+
+Status RunRecorder::Close() {
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) return close_error_.empty() ? OkStatus() : Status(Error{close_error_});
+    closed_ = true;
+    closing_ = true;
+    wake_.notify_one();
+  }
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard lock(mutex_);
+  if (!close_error_.empty()) return Error{close_error_};
+  return OkStatus();
+}
+
+RecorderCounts RunRecorder::counts() const {
+  std::lock_guard lock(mutex_);
+  return counts_;
+}
+
+}  // namespace runmon::runlog

@@ -1,0 +1,80 @@
+// Writes a run's records from a thread of its own, so a slow or full disk never delays the sampler (or
+// the child). Add() numbers a record (num = 1, 2, ... as W&B's core does), stamps it with the run id
+// (_info.stream_id), serializes it and queues it; the writer thread appends what is queued with one write
+// as soon as it arrives (so each sample reaches the file when it is taken) and fdatasyncs every
+// sync_interval while there is new data, and at Close().
+// When a write fails (disk full, a file size limit, an I/O error) nothing already in the file is harmed
+// (LogWriter cuts a partial write off); the records stay queued and are retried every retry_interval, the
+// failure is logged once and its end is logged too. Past max_queued_bytes the oldest stats records are
+// dropped (counted and logged); the run, environment and exit records never are.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "runlog/log_writer.hpp"
+#include "runlog/wandb_record.pb.h"
+
+namespace runmon::runlog {
+
+struct RecorderOptions {
+  double sync_interval_seconds = 2.0;
+  double retry_interval_seconds = 1.0;
+  size_t max_queued_bytes = 64u << 20;
+};
+
+struct RecorderCounts {
+  uint64_t records_written = 0;
+  uint64_t records_dropped = 0;
+  uint64_t records_queued = 0;  // waiting to be written
+  uint64_t bytes = 0;           // size of the log
+  uint64_t write_failures = 0;
+};
+
+class RunRecorder {
+ public:
+  using Logger = std::function<void(const std::string&)>;
+
+  RunRecorder(LogWriter writer, std::string stream_id, RecorderOptions options, Logger log);
+  ~RunRecorder();
+  RunRecorder(const RunRecorder&) = delete;
+  RunRecorder& operator=(const RunRecorder&) = delete;
+
+  // Thread-safe. The record is numbered and stamped here (its num and _info are overwritten).
+  void Add(wandb::Record& record);
+  // Writes what is queued (one last try), syncs and stops the thread. Idempotent. Errors when records
+  // could not be written.
+  Status Close();
+  RecorderCounts counts() const;
+
+ private:
+  struct Queued {
+    std::string payload;
+    bool droppable;
+  };
+  void WriterLoop();
+  void DropOldestStats();  // with mutex_ held
+
+  LogWriter writer_;
+  const std::string stream_id_;
+  const RecorderOptions options_;
+  const Logger log_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Queued> queue_;
+  size_t queued_bytes_ = 0;
+  int64_t next_num_ = 1;
+  bool closing_ = false;
+  RecorderCounts counts_;
+  std::string close_error_;
+  bool closed_ = false;
+  std::thread thread_;
+};
+
+}  // namespace runmon::runlog
