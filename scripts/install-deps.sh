@@ -6,7 +6,7 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config
   libfmt-dev nlohmann-json3-dev libcli11-dev libprotobuf-dev protobuf-compiler zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-psutil procps tmux
+  python3 python3-psutil python3-protobuf procps tmux
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -58,14 +58,20 @@ std::string FormatValueJson(double value) {
 }
 
 bool FillStatsRecord(const Sample& sample, wandb::Record& record) {
+  // Record::Clear() would free the stats message; kept, its items and their strings are reused.
+  wandb::StatsRecord* stats = record.has_stats() ? record.release_stats() : new wandb::StatsRecord();
   record.Clear();
-  auto* stats = record.mutable_stats();
+  stats->Clear();
+  record.set_allocated_stats(stats);
   SetTimestamp(sample.timestamp, *stats->mutable_timestamp());
+  fmt::memory_buffer value;
   for (const auto& metric : sample.metrics.items()) {
     if (!std::isfinite(metric.value)) continue;
     auto* item = stats->add_item();
     item->set_key(metric.key);
-    item->set_value_json(FormatValueJson(metric.value));
+    value.clear();
+    fmt::format_to(std::back_inserter(value), "{}", metric.value);
+    item->set_value_json(value.data(), value.size());
   }
   return stats->item_size() > 0;
 }
