@@ -25,7 +25,10 @@ void AppendChunk(ChunkType type, std::string_view payload, std::string& out) {
 uint32_t ChunkChecksum(ChunkType type, std::string_view payload) {
   const auto type_byte = static_cast<Bytef>(type);
   uLong crc = crc32(0L, &type_byte, 1);
-  crc = crc32(crc, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size()));
+  // zlib treats a null buffer as "start over" and returns 0, so an empty view must not reach it.
+  if (!payload.empty()) {
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size()));
+  }
   return static_cast<uint32_t>(crc);
 }
 

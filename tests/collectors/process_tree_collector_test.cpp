@@ -75,6 +75,35 @@ TEST(ProcessTreeCollector, ChildExitsAndNewChildAppears) {
   EXPECT_TRUE(gone.batch.empty()) << gone.Keys().size();
 }
 
+TEST(ProcessTreeCollector, RootSeenAsAZombieReportsItsLastIntervalOnly) {
+  // `runmon run` takes its final sample after the command exited but before reaping it: the zombie's
+  // stat still has its final times, so the last interval's CPU is known; nothing else is (no RSS).
+  FixtureTree tree(test::HostFixture("process-exit"));
+  tree.Remove("proc/1001").Remove("proc/1002").Remove("proc/1003");
+  tree.Write("proc/1000/task/1000/children", "");
+  test::FakeClocks clocks(1000, 1000);
+  auto collector = MakeTree(tree, 1000, clocks);
+  const auto first = test::CollectTick(*collector, 0);
+  ASSERT_TRUE(first.status.ok()) << first.status.error();
+  EXPECT_DOUBLE_EQ(first["cpu"], 4000.0 / 100.0 / (500.0 * 8.0) * 100.0);
+  // 2 s later the root is a zombie: +100 ticks of its own (3050 + 1050), and a child it forked and reaped
+  // within the interval, never seen alive, brought 40 ticks (cutime 30 + cstime 10).
+  tree.Write("proc/1000/stat",
+             "1000 (python) Z 1 1000 1000 0 -1 4194304 1200 0 3 0 3050 1050 30 10 20 0 1 0 50000 0 0 "
+             "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0");
+  clocks.Advance(2);
+  const auto last = test::CollectTick(*collector, 1);
+  ASSERT_TRUE(last.status.ok()) << last.status.error();
+  EXPECT_EQ(last.Keys(), (std::vector<std::string>{"cpu"}));
+  EXPECT_DOUBLE_EQ(last["cpu"], 140.0 / 100.0 / (2.0 * 8.0) * 100.0);
+  // Then it is reaped: nothing more to say.
+  tree.Remove("proc/1000");
+  clocks.Advance(2);
+  const auto gone = test::CollectTick(*collector, 2);
+  EXPECT_TRUE(gone.status.ok());
+  EXPECT_TRUE(gone.batch.empty());
+}
+
 // Adds a child of 1000 to the process-exit tree and lists it (with `listed`) in 1000's children file.
 void AddChild(FixtureTree& tree, long pid, uint64_t start_ticks, const std::string& listed) {
   tree.Write("proc/1000/task/1000/children", listed);

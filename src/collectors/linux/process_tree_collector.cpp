@@ -94,7 +94,6 @@ class ProcessTreeCollector final : public Collector {
     // gone leaves a debt with its parent: the CPU already counted for it, which reappears in the
     // parent's cutime/cstime when the parent reaps it. Parents' reaped-children time is only read after
     // every debt of this tick is known (second pass).
-    const bool had_processes = !tracked_.empty();
     auto& alive = alive_;
     alive.clear();
     for (auto it = tracked_.begin(); it != tracked_.end();) {
@@ -111,21 +110,12 @@ class ProcessTreeCollector final : public Collector {
         it = tracked_.erase(it);
         continue;
       }
-      if (Exited(*stat)) {
-        // A zombie still shows its final times: count what it used since the last tick.
-        const uint64_t cpu = stat->utime_ticks + stat->stime_ticks;
-        if (!first) {
-          cpu_ticks_delta +=
-              Increase(cpu, p.cpu_ticks) + Increase(stat->children_cpu_ticks, p.child_cpu_ticks);
-        }
-        AddDebt(p.ppid, static_cast<double>(cpu + stat->children_cpu_ticks), now_mono);
-        it = tracked_.erase(it);
-        continue;
-      }
-      alive.emplace_back(&p, *stat);
+      // A zombie still shows its final times; it is counted with the living (below), after every debt of
+      // this tick is known, and dropped then.
+      alive.push_back({&p, *stat, Exited(*stat)});
       ++it;
     }
-    for (auto& [process, stat] : alive) {
+    for (auto& [process, stat, exited] : alive) {
       Process& p = *process;
       const uint64_t cpu = stat.utime_ticks + stat.stime_ticks;
       if (!first) {
@@ -145,6 +135,14 @@ class ProcessTreeCollector final : public Collector {
       p.child_cpu_ticks = stat.children_cpu_ticks;
       p.threads = stat.num_threads;
       p.ppid = stat.ppid;
+    }
+    bool zombie_counted = false;
+    for (const auto& [process, stat, exited] : alive) {
+      if (!exited) continue;
+      zombie_counted = true;
+      // Its time comes back in its parent's cutime/cstime when the parent reaps it.
+      AddDebt(process->ppid, static_cast<double>(process->cpu_ticks + process->child_cpu_ticks), now_mono);
+      tracked_.erase(process->pid);
     }
     // A debt is paid when the parent reaps; a parent that is gone, or one that never reaps into its
     // counters (SIGCHLD ignored), would otherwise hold it against later children.
@@ -178,9 +176,10 @@ class ProcessTreeCollector final : public Collector {
     have_previous_ = true;
     last_mono_ = now_mono;
     if (tracked_.empty()) {
-      // The run's processes are gone; host metrics carry on. The interval in which the last of them exited
-      // still has its CPU time (`runmon run` takes its final sample while the command is a zombie).
-      if (had_processes && !first && elapsed > 0) {
+      // The run's processes are gone; host metrics carry on. When the last of them was still seen as a
+      // zombie, its last interval of CPU time is known and reported (`runmon run` takes its final sample
+      // while the command is a zombie); processes that vanished unseen leave no value, never a made-up 0.
+      if (zombie_counted && !first && elapsed > 0) {
         out.Add("cpu", 100.0 * cpu_ticks_delta / ticks_per_second_ / (elapsed * available_cpus_));
       }
       return OkStatus();
@@ -368,8 +367,13 @@ class ProcessTreeCollector final : public Collector {
     double ticks = 0;  // CPU already counted for exited children, due back in the parent's cutime
     double since = 0;  // monotonic seconds of the last exit added
   };
-  std::unordered_map<long, Debt> debts_;             // by parent PID
-  std::vector<std::pair<Process*, PidStat>> alive_;  // the refresh's first pass, kept to reuse its memory
+  std::unordered_map<long, Debt> debts_;  // by parent PID
+  struct Refreshed {
+    Process* process;
+    PidStat stat;
+    bool exited;  // a zombie: counted once more, then dropped
+  };
+  std::vector<Refreshed> alive_;  // the refresh's first pass, kept to reuse its memory
   KeptOpenFile loadavg_file_;
   long last_pid_ = -1;
   bool moved_last_tick_ = true;

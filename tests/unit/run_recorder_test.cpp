@@ -1,0 +1,252 @@
+// RunRecorder: records are numbered and stamped in the order they are added and reach the file without
+// waiting for Close; a write that fails (a file size limit stands in for a full disk) harms nothing
+// already written, keeps the records queued and retries them once writing works again, in order; a queue
+// that outgrows its bound drops the oldest samples but never the run or exit records; Close reports what
+// could not be written.
+#include "runlog/run_recorder.hpp"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "runlog/record_reader.hpp"
+#include "runlog/records.hpp"
+
+namespace runmon::runlog {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "runmon-recorder-XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+struct Messages {
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  RunRecorder::Logger Logger() {
+    return [this](const std::string& line) {
+      std::lock_guard lock(mutex);
+      lines.push_back(line);
+    };
+  }
+  size_t Count(std::string_view part) {
+    std::lock_guard lock(mutex);
+    size_t n = 0;
+    for (const auto& line : lines) n += line.find(part) != std::string::npos;
+    return n;
+  }
+};
+
+// The records in a log file, decoded.
+std::vector<wandb::Record> ReadAll(const fs::path& path, bool* clean = nullptr) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  RecordReader reader(MemorySource(bytes));
+  std::vector<wandb::Record> records;
+  ReadOutcome outcome;
+  while ((outcome = reader.Next()) == ReadOutcome::kRecord) records.push_back(reader.record());
+  if (clean != nullptr) *clean = outcome == ReadOutcome::kEnd && reader.damage().empty();
+  return records;
+}
+
+wandb::Record Stats(double value) {
+  Sample sample;
+  sample.timestamp = 1735689600 + value;
+  sample.metrics.Add("cpu", value);
+  sample.metrics.Add("x_padding", 1e300);
+  wandb::Record record;
+  EXPECT_TRUE(FillStatsRecord(sample, record));
+  return record;
+}
+
+template <typename Predicate>
+bool Eventually(Predicate predicate) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (predicate()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return predicate();
+}
+
+// Lowers RLIMIT_FSIZE for the test's duration; SIGXFSZ is ignored so writes fail with EFBIG instead.
+class FileSizeLimit {
+ public:
+  FileSizeLimit() {
+    ::getrlimit(RLIMIT_FSIZE, &original_);
+    previous_handler_ = ::signal(SIGXFSZ, SIG_IGN);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &original_);
+    ::signal(SIGXFSZ, previous_handler_);
+  }
+  void Set(rlim_t bytes) {
+    rlimit limit = original_;
+    limit.rlim_cur = bytes;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+  }
+  void Lift() { ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &original_), 0); }
+
+ private:
+  rlimit original_{};
+  sighandler_t previous_handler_ = SIG_DFL;
+};
+
+TEST(RunRecorder, NumbersStampsAndWritesEachRecordWithoutWaitingForClose) {
+  TempDir tmp;
+  const fs::path path = tmp.path() / "run-abc.wandb";
+  auto writer = LogWriter::Create(path);
+  ASSERT_TRUE(writer.ok());
+  Messages messages;
+  RunRecorder recorder(std::move(*writer), "abc", {}, messages.Logger());
+  RunInfo info;
+  info.run_id = "abc";
+  info.start_time = 1735689600;
+  auto run = MakeRunRecord(info);
+  recorder.Add(run);
+  for (int i = 0; i < 3; ++i) {
+    auto stats = Stats(i);
+    recorder.Add(stats);
+  }
+  ASSERT_TRUE(Eventually([&] { return ReadAll(path).size() == 4; }));  // before Close
+  auto exit = MakeExitRecord(0, 3);
+  recorder.Add(exit);
+  ASSERT_TRUE(recorder.Close().ok());
+  EXPECT_TRUE(recorder.Close().ok());  // idempotent
+
+  bool clean = false;
+  const auto records = ReadAll(path, &clean);
+  EXPECT_TRUE(clean);
+  ASSERT_EQ(records.size(), 5u);
+  for (size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(records[i].num(), static_cast<int64_t>(i + 1));
+    EXPECT_EQ(records[i]._info().stream_id(), "abc");
+  }
+  EXPECT_TRUE(records[0].has_run());
+  EXPECT_EQ(records[2].stats().item(0).value_json(), "1");
+  EXPECT_EQ(records[1].stats().item_size(), 2);
+  EXPECT_TRUE(records[4].has_exit());
+  const auto counts = recorder.counts();
+  EXPECT_EQ(counts.records_written, 5u);
+  EXPECT_EQ(counts.bytes, fs::file_size(path));
+  EXPECT_EQ(counts.records_dropped, 0u);
+  EXPECT_EQ(messages.Count(""), 0u);
+}
+
+TEST(RunRecorder, AFullDiskKeepsRecordsQueuedAndRetriesThemInOrder) {
+  TempDir tmp;
+  const fs::path path = tmp.path() / "run-full.wandb";
+  auto writer = LogWriter::Create(path);
+  ASSERT_TRUE(writer.ok());
+  FileSizeLimit limit;
+  Messages messages;
+  RunRecorder recorder(std::move(*writer), "full", {.sync_interval_seconds = 0.05, .retry_interval_seconds = 0.02},
+                       messages.Logger());
+  auto first = Stats(1);
+  recorder.Add(first);
+  ASSERT_TRUE(Eventually([&] { return recorder.counts().records_written == 1; }));
+  const auto size_before = fs::file_size(path);
+  limit.Set(size_before + 10);  // the next record does not fit
+  for (int i = 2; i <= 6; ++i) {
+    auto stats = Stats(i);
+    recorder.Add(stats);
+  }
+  ASSERT_TRUE(Eventually([&] { return recorder.counts().write_failures >= 2; }));
+  EXPECT_EQ(messages.Count("the run continues"), 1u);  // logged once, not at every retry
+  EXPECT_EQ(fs::file_size(path), size_before);          // the partial write was cut off
+  bool clean = false;
+  EXPECT_EQ(ReadAll(path, &clean).size(), 1u);
+  EXPECT_TRUE(clean);
+
+  limit.Lift();
+  ASSERT_TRUE(Eventually([&] { return recorder.counts().records_written == 6; }));
+  EXPECT_EQ(messages.Count("works again"), 1u);
+  ASSERT_TRUE(recorder.Close().ok());
+  const auto records = ReadAll(path, &clean);
+  EXPECT_TRUE(clean);
+  ASSERT_EQ(records.size(), 6u);
+  for (size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(records[i].num(), static_cast<int64_t>(i + 1));
+    EXPECT_EQ(records[i].stats().item(0).value_json(), std::to_string(i + 1));
+  }
+}
+
+TEST(RunRecorder, AnOverfullQueueDropsTheOldestSamplesButNeverRunOrExit) {
+  TempDir tmp;
+  const fs::path path = tmp.path() / "run-drop.wandb";
+  auto writer = LogWriter::Create(path);
+  ASSERT_TRUE(writer.ok());
+  FileSizeLimit limit;
+  limit.Set(fs::file_size(path));  // nothing more fits
+  Messages messages;
+  RunRecorder recorder(std::move(*writer), "drop", {.retry_interval_seconds = 0.02, .max_queued_bytes = 2000},
+                       messages.Logger());
+  RunInfo info;
+  info.run_id = "drop";
+  info.start_time = 1735689600;
+  auto run = MakeRunRecord(info);
+  recorder.Add(run);
+  for (int i = 1; i <= 100; ++i) {
+    auto stats = Stats(i);
+    recorder.Add(stats);
+  }
+  auto exit = MakeExitRecord(0, 100);
+  recorder.Add(exit);
+  ASSERT_TRUE(Eventually([&] { return recorder.counts().records_dropped > 0; }));
+  EXPECT_EQ(messages.Count("dropping the oldest samples"), 1u);
+  limit.Lift();
+  ASSERT_TRUE(recorder.Close().ok());
+
+  bool clean = false;
+  const auto records = ReadAll(path, &clean);
+  EXPECT_TRUE(clean);
+  ASSERT_GE(records.size(), 3u);
+  EXPECT_TRUE(records.front().has_run());
+  EXPECT_TRUE(records.back().has_exit());
+  const auto counts = recorder.counts();
+  EXPECT_EQ(counts.records_written + counts.records_dropped, 102u);
+  // The newest samples survive, in order.
+  EXPECT_EQ(records[records.size() - 2].stats().item(0).value_json(), "100");
+  for (size_t i = 2; i + 1 < records.size(); ++i) EXPECT_GT(records[i].num(), records[i - 1].num());
+}
+
+TEST(RunRecorder, CloseReportsRecordsThatCouldNotBeWritten) {
+  TempDir tmp;
+  const fs::path path = tmp.path() / "run-never.wandb";
+  auto writer = LogWriter::Create(path);
+  ASSERT_TRUE(writer.ok());
+  FileSizeLimit limit;
+  limit.Set(fs::file_size(path));
+  Messages messages;
+  RunRecorder recorder(std::move(*writer), "never", {.retry_interval_seconds = 0.02}, messages.Logger());
+  auto stats = Stats(1);
+  recorder.Add(stats);
+  auto exit = MakeExitRecord(0, 1);
+  recorder.Add(exit);
+  const Status closed = recorder.Close();
+  ASSERT_FALSE(closed.ok());
+  EXPECT_NE(closed.error().find("2 records could not be written"), std::string::npos) << closed.error();
+  EXPECT_EQ(fs::file_size(path), 7u);  // still a valid, empty log
+}
+
+}  // namespace
+}  // namespace runmon::runlog
