@@ -103,7 +103,13 @@ void LogReader::ReportDamage(uint64_t offset, uint64_t length, std::string_view 
 }
 
 ReadOutcome LogReader::Incomplete(uint64_t data_end) {
-  incomplete_bytes_ = data_end - position();
+  // Resume at the record's first chunk: a writer may cut a torn record off and write another there.
+  if (in_record_) {
+    position_ = record_start_;
+    in_record_ = false;
+    fragments_.clear();
+  }
+  incomplete_bytes_ = data_end - position_;
   return ReadOutcome::kIncomplete;
 }
 
@@ -129,7 +135,7 @@ ReadOutcome LogReader::Next(RawRecord& record) {
     auto view = source_->View(0, kFileHeaderSize);
     if (!view) return Fail(view.error());
     const size_t compared = std::min<size_t>(view->size(), kFileHeaderSize - 1);
-    if (std::memcmp(view->data(), kFileHeader.data(), compared) != 0) {
+    if (compared > 0 && std::memcmp(view->data(), kFileHeader.data(), compared) != 0) {
       return Fail("not a W&B run log (the file does not start with \":W&B\" and magic 0xBEE1)");
     }
     if (view->size() < kFileHeaderSize) return Incomplete(view->size());
@@ -141,7 +147,13 @@ ReadOutcome LogReader::Next(RawRecord& record) {
   }
   for (;;) {
     const uint64_t room = kBlockSize - position_ % kBlockSize;
-    if (room < kChunkHeaderSize) {  // a block trailer: never checked
+    if (room < kChunkHeaderSize) {
+      // A block trailer: never checked. Writers write it only together with the next chunk, so data that
+      // ends exactly before it is a clean end, and data that ends inside it is a torn tail.
+      auto trailer = source_->View(position_, static_cast<size_t>(room));
+      if (!trailer) return Fail(trailer.error());
+      if (trailer->empty() && !in_record_) return ReadOutcome::kEnd;
+      if (trailer->size() < room) return Incomplete(position_ + trailer->size());
       position_ += room;
       continue;
     }

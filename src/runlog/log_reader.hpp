@@ -1,7 +1,8 @@
 // Reads a run log record by record: the framing only (payloads come back as bytes; record_reader.hpp
 // decodes them). It is at least as lenient as W&B's Go reader and says what it skipped:
-//   - the end of the data inside a record (a torn tail: a writer is still writing, or was killed) is not
-//     damage: Next() says kIncomplete and, called again once the file has grown, resumes at that record;
+//   - the end of the data inside a record or a block trailer (a torn tail: a writer is still writing, or
+//     was killed) is not damage: Next() says kIncomplete and, called again once the file has grown, reads
+//     that record again from its first chunk (a writer may have cut it off and written another there);
 //   - a chunk with a bad checksum, an impossible length or an unknown type is damage: the rest of its
 //     block is skipped and reading resyncs at the next 32 KiB block (where only a FULL or FIRST chunk can
 //     start a record);

@@ -5,7 +5,7 @@
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/wire_format_lite.h>
 
-#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace runmon::runlog {
 namespace {
@@ -63,7 +63,7 @@ std::string RecordToJson(const google::protobuf::Message& message) {
   options.preserve_proto_field_names = true;
   std::string out;
   if (auto status = google::protobuf::util::MessageToJsonString(message, &out, options); !status.ok()) {
-    return fmt::format("{{\"error\":\"{}\"}}", status.ToString());
+    return nlohmann::json{{"error", status.ToString()}}.dump();
   }
   return out;
 }

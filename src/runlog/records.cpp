@@ -3,6 +3,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -12,6 +13,10 @@
 namespace runmon::runlog {
 
 void SetTimestamp(double seconds, google::protobuf::Timestamp& timestamp) {
+  // protobuf's Timestamp range: 0001-01-01 to 9999-12-31; anything outside (or NaN) is not a real time.
+  constexpr double kEarliest = -62135596800.0, kLatest = 253402300799.0;
+  if (!std::isfinite(seconds)) seconds = 0;
+  seconds = std::clamp(seconds, kEarliest, kLatest);
   auto whole = static_cast<int64_t>(std::floor(seconds));
   auto nanos = static_cast<int64_t>(std::llround((seconds - static_cast<double>(whole)) * 1e9));
   if (nanos >= 1'000'000'000) {
@@ -80,8 +85,8 @@ wandb::Record MakeExitRecord(int exit_code, double runtime_seconds) {
   wandb::Record record;
   auto* exit = record.mutable_exit();
   exit->set_exit_code(exit_code);
-  const double clamped =
-      std::clamp(runtime_seconds, 0.0, static_cast<double>(std::numeric_limits<int32_t>::max()));
+  const double finite = std::isnan(runtime_seconds) ? 0.0 : runtime_seconds;
+  const double clamped = std::clamp(finite, 0.0, static_cast<double>(std::numeric_limits<int32_t>::max()));
   exit->set_runtime(static_cast<int32_t>(clamped));
   return record;
 }

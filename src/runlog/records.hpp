@@ -24,7 +24,8 @@ struct RunInfo {
   std::vector<std::string> tags;
 };
 
-// Seconds since the epoch as a protobuf Timestamp (nanoseconds rounded, 0 <= nanos < 1e9).
+// Seconds since the epoch as a protobuf Timestamp (nanoseconds rounded, 0 <= nanos < 1e9; NaN is 0 and
+// anything outside years 1 to 9999 is clamped to them).
 void SetTimestamp(double seconds, google::protobuf::Timestamp& timestamp);
 
 wandb::Record MakeHeaderRecord(const std::string& producer);
