@@ -77,7 +77,14 @@ LinuxCollectorContext MakeContext(const Settings& settings, const HostPaths& pat
 
 StopSignals::StopSignals(std::function<void(const siginfo_t&)> on_signal) {
   sigemptyset(&set_);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1}) sigaddset(&set_, s);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) {
+    // A signal runmon was started with ignored (SIGHUP under nohup) stays ignored: blocked, it would
+    // still be delivered to sigwaitinfo.
+    struct sigaction current {};
+    if (::sigaction(s, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) continue;
+    sigaddset(&set_, s);
+  }
+  sigaddset(&set_, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &set_, nullptr);
   waiter_ = std::thread([this, on_signal = std::move(on_signal)] {
     for (;;) {

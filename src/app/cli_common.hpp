@@ -43,9 +43,9 @@ struct SamplerFlags {
 // `pid` overrides settings.pid (unset: runmon's parent; 0: no process metrics).
 LinuxCollectorContext MakeContext(const Settings& settings, const HostPaths& paths);
 
-// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (and so in every thread started after) and hands
-// each one to `on_signal` on a thread of its own, with its siginfo (si_code tells a signal a process sent
-// from one the terminal generated).
+// Blocks SIGINT, SIGTERM and SIGHUP (those not ignored when runmon started) in the calling thread, and so in
+// every thread started after, and hands each one to `on_signal` on a thread of its own, with its siginfo
+// (si_code tells a signal a process sent from one the terminal generated).
 class StopSignals {
  public:
   explicit StopSignals(std::function<void(const siginfo_t&)> on_signal);

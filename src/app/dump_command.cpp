@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -141,10 +142,19 @@ class Dumper {
         if (!Print(reader)) break;
         continue;
       }
-      if (options_.follow && !exit_seen_ && !FileRemoved()) {
+      if (options_.follow && !FileRemoved()) {
         if (!output_.Flush()) break;
-        waiter.Wait(1000);
-        continue;
+        if (!exit_seen_ && !WriterGone()) {
+          waiter.Wait(1000);
+          continue;
+        }
+        // After the exit record, a moment for what the writer writes after it (its final record).
+        if (exit_seen_ && !grace_used_) {
+          grace_used_ = true;
+          waiter.Wait(300);
+          continue;
+        }
+        if (!exit_seen_) Warn(fmt::format("{}: its writer has stopped without an exit record", path_));
       }
       if (outcome == ReadOutcome::kIncomplete && !reader.log().header_read()) {
         output_.Flush();
@@ -175,6 +185,15 @@ class Dumper {
     return 1;
   }
 
+  // runmon's writer holds an exclusive lock on the log while it writes (LogWriter); W&B's does not, so
+  // this is only asked of logs whose header names runmon as their producer.
+  bool WriterGone() const {
+    if (!runmon_writer_) return false;
+    if (::flock(fd_, LOCK_SH | LOCK_NB) != 0) return false;
+    ::flock(fd_, LOCK_UN);
+    return true;
+  }
+
   bool FileRemoved() const {
     struct stat info {};
     return ::fstat(fd_, &info) == 0 && info.st_nlink == 0;
@@ -199,6 +218,9 @@ class Dumper {
   bool Print(const RecordReader& reader) {
     const auto& record = reader.record();
     if (record.has_exit()) exit_seen_ = true;
+    if (record.has_header() && record.header().version_info().producer().starts_with("runmon ")) {
+      runmon_writer_ = true;
+    }
     if (record.has_run() && record.run().has_start_time()) start_time_ = Seconds(record.run().start_time());
     if (options_.format == "csv") return record.has_stats() ? PrintCsvRow(record.stats()) : true;
     std::string line = fmt::format(R"({{"index":{},"offset":{},"end":{},"length":{},"record_type":)",
@@ -241,6 +263,8 @@ class Dumper {
   const int fd_;
   Output output_;
   bool exit_seen_ = false;
+  bool grace_used_ = false;
+  bool runmon_writer_ = false;
   bool damaged_ = false;
   size_t reported_damage_ = 0;
   std::optional<double> start_time_;
@@ -262,7 +286,8 @@ int RunDumpCommand(const DumpOptions& options) {
     return 1;
   }
   const std::string path = log->string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer before the check below could refuse it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     Warn(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
     return 1;

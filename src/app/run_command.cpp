@@ -56,9 +56,9 @@ std::string HostName() {
 // What a stop signal does, shared with the signal thread: forward to the command, or stop the sampler.
 struct SignalRouting {
   std::mutex mutex;
-  pid_t child = 0;  // while the command runs
-  Sampler* sampler = nullptr;
-  bool stop_requested = false;
+  pid_t child = 0;             // while the command runs
+  Sampler* sampler = nullptr;  // while the sampler exists
+  int stop_signal = 0;         // the first stop signal that came while no command ran
 
   void Handle(const siginfo_t& info) {
     std::lock_guard lock(mutex);
@@ -66,9 +66,44 @@ struct SignalRouting {
       if (info.si_code != SI_KERNEL) ::kill(child, info.si_signo);
       return;
     }
-    stop_requested = true;
+    if (stop_signal == 0) stop_signal = info.si_signo;
     if (sampler != nullptr) sampler->Stop();
   }
+};
+
+// Makes the sampler reachable from the signal thread for exactly its lifetime.
+class SamplerRegistration {
+ public:
+  SamplerRegistration(SignalRouting& routing, Sampler& sampler) : routing_(routing) {
+    std::lock_guard lock(routing_.mutex);
+    routing_.sampler = &sampler;
+    if (routing_.stop_signal != 0) sampler.Stop();
+  }
+  ~SamplerRegistration() {
+    std::lock_guard lock(routing_.mutex);
+    routing_.sampler = nullptr;
+  }
+  SamplerRegistration(const SamplerRegistration&) = delete;
+  SamplerRegistration& operator=(const SamplerRegistration&) = delete;
+
+ private:
+  SignalRouting& routing_;
+};
+
+// Joins a watcher thread on every way out of a scope; `done` tells a polling watcher to give up.
+class WatcherJoin {
+ public:
+  WatcherJoin(std::thread& thread, std::atomic<bool>& done) : thread_(thread), done_(done) {}
+  ~WatcherJoin() {
+    done_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  WatcherJoin(const WatcherJoin&) = delete;
+  WatcherJoin& operator=(const WatcherJoin&) = delete;
+
+ private:
+  std::thread& thread_;
+  std::atomic<bool>& done_;
 };
 
 // Waits until an attached process (not runmon's child) has exited, or `done` is set.
@@ -95,6 +130,82 @@ std::string DefaultDisplayName(const std::vector<std::string>& command) {
     if (name.size() > 120) break;
   }
   return runlog::ToValidUtf8(name.substr(0, 128));
+}
+
+// Writes the run's metadata, then samples until the command (or the attached process) exits or a stop
+// signal comes. Returns the number of samples recorded. Throws when a thread cannot be started.
+uint64_t Monitor(const RunCommandOptions& options, const Settings& settings, const HostPaths& paths,
+                 const std::string& executable, double start_time, const std::string& id, pid_t child,
+                 pid_t attached, SignalRouting& routing, runlog::RunRecorder& recorder,
+                 const std::filesystem::path& files_directory) {
+  Settings effective = settings;
+  if (child > 0) {
+    effective.pid = child;
+  } else if (attached == 0) {
+    effective.pid = 0;  // the host alone: no process metrics
+  }
+  LinuxCollectorContext ctx = MakeContext(effective, paths);
+
+  nlohmann::json metadata = ProbeHostMetadata(ctx, EnvironmentStrings());
+  metadata["startedAt"] = Rfc3339(start_time);
+  if (!options.command.empty()) {
+    metadata["program"] = runlog::ToValidUtf8(options.command.front());
+    nlohmann::json args = nlohmann::json::array();
+    for (size_t i = 1; i < options.command.size(); ++i)
+      args.push_back(runlog::ToValidUtf8(options.command[i]));
+    metadata["args"] = args;
+    metadata["executable"] = runlog::ToValidUtf8(executable);
+  }
+  std::error_code cwd_error;
+  if (auto cwd = std::filesystem::current_path(cwd_error); !cwd_error) {
+    metadata["root"] = runlog::ToValidUtf8(cwd.string());
+  }
+  const std::string writer_id = fmt::format("runmon-{}", id);
+  if (auto environment = runlog::MakeEnvironmentRecord(metadata, writer_id)) {
+    recorder.Add(*environment);
+  } else {
+    Warn(environment.error());
+  }
+  metadata["writerId"] = writer_id;
+  if (auto status =
+          runlog::WriteFileAtomically(files_directory / "wandb-metadata.json", metadata.dump(2) + "\n");
+      !status) {
+    Warn(status.error());
+  }
+
+  uint64_t samples = 0;
+  SamplerOptions sampler_options;
+  sampler_options.interval_seconds = settings.interval_seconds;
+  runmon::wandb::Record stats;  // reused: the sink runs on one thread at a time
+  Sampler sampler(
+      BuiltinCollectors(ctx), sampler_options,
+      [&](const Sample& sample) {
+        if (!runlog::FillStatsRecord(sample, stats)) return;
+        recorder.Add(stats);
+        ++samples;
+      },
+      Warn);
+  SamplerRegistration registration(routing, sampler);
+
+  std::atomic<bool> watch_done{false};
+  std::thread watcher;
+  WatcherJoin join(watcher, watch_done);
+  if (child > 0) {
+    // Seen with WNOWAIT: the command stays a zombie, so the final sample still reads its last times.
+    watcher = std::thread([&sampler, child] {
+      siginfo_t info{};
+      while (::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+      }
+      sampler.Stop();
+    });
+  } else if (attached > 0) {
+    watcher = std::thread([&sampler, &watch_done, attached] {
+      WaitForExit(attached, watch_done);
+      sampler.Stop();
+    });
+  }
+  sampler.Run();
+  return samples;
 }
 
 }  // namespace
@@ -146,9 +257,14 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
     executable = std::get<std::string>(found);
   }
 
-  // A full disk must not end runmon (SIGXFSZ) or a closed output pipe (SIGPIPE); the child gets defaults.
+  // What the command must get back: runmon ignores SIGPIPE and SIGXFSZ (a closed pipe or a full disk must
+  // not end it), takes SIGCHLD's default (an inherited SIG_IGN would reap the command before its status is
+  // read) and blocks the stop signals.
+  InheritedProcessState inherited = CaptureProcessState({SIGPIPE, SIGXFSZ, SIGCHLD});
+  inherited.open_files_soft_limit = original_open_files_limit;
   ::signal(SIGPIPE, SIG_IGN);
   ::signal(SIGXFSZ, SIG_IGN);
+  ::signal(SIGCHLD, SIG_DFL);
   SignalRouting routing;
   // Before any thread starts, so every thread has the stop signals blocked.
   StopSignals signals([&](const siginfo_t& info) { routing.Handle(info); });
@@ -165,8 +281,9 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
     Warn(fmt::format("cannot record the run: {}", writer.error()));
     return 1;
   }
-  if (auto status = runlog::UpdateLatestRunLink(options.dir, run_paths->directory); !status)
+  if (auto status = runlog::UpdateLatestRunLink(options.dir, run_paths->directory); !status) {
     Warn(status.error());
+  }
   runlog::RunRecorder recorder(std::move(*writer), id, {}, Warn);
   Warn(fmt::format("recording run {} in {}", id, run_paths->directory.string()));
 
@@ -183,99 +300,54 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   recorder.Add(run_record);
 
   int exit_status = 0;
-  bool child_started = false;
   pid_t child = 0;
   if (has_command) {
-    auto spawned =
-        SpawnChild(executable, options.command, {.open_files_soft_limit = original_open_files_limit});
-    if (!spawned) {
-      Warn(spawned.error());
-      exit_status = 126;
+    // Under the routing lock: a stop signal either comes before (and the command never starts) or finds
+    // the command to forward to.
+    std::lock_guard lock(routing.mutex);
+    if (routing.stop_signal != 0) {
+      Warn(fmt::format("stopped by signal {} before {} started", routing.stop_signal,
+                       options.command.front()));
+      exit_status = 128 + routing.stop_signal;
     } else {
-      child = *spawned;
-      child_started = true;
-      std::lock_guard lock(routing.mutex);
-      routing.child = child;
+      auto spawned = SpawnChild(executable, options.command, inherited);
+      if (auto* error = std::get_if<CommandLookupError>(&spawned)) {
+        Warn(error->message);
+        exit_status = error->exit_status;
+      } else {
+        child = std::get<pid_t>(spawned);
+        routing.child = child;
+      }
     }
   }
 
-  Settings effective = *settings;
-  if (has_command) effective.pid = child;  // 0 when it could not start: no process metrics
-  if (!has_command && attached == 0) effective.pid = 0;
-  LinuxCollectorContext ctx = MakeContext(effective, paths);
-
-  nlohmann::json metadata = ProbeHostMetadata(ctx, EnvironmentStrings());
-  metadata["startedAt"] = Rfc3339(start_time);
-  if (has_command) {
-    metadata["program"] = runlog::ToValidUtf8(options.command.front());
-    nlohmann::json args = nlohmann::json::array();
-    for (size_t i = 1; i < options.command.size(); ++i)
-      args.push_back(runlog::ToValidUtf8(options.command[i]));
-    metadata["args"] = args;
-    metadata["executable"] = runlog::ToValidUtf8(executable);
+  uint64_t samples = 0;
+  if (!has_command || child > 0) {
+    try {
+      samples = Monitor(options, *settings, paths, executable, start_time, id, child, attached, routing,
+                        recorder, run_paths->files);
+    } catch (const std::exception& e) {
+      // Threads could not be started (a pids limit, no memory): the command goes on unmonitored; its exit
+      // is still waited for and recorded.
+      Warn(fmt::format("monitoring stopped: {}", e.what()));
+    }
   }
-  std::error_code cwd_error;
-  if (auto cwd = std::filesystem::current_path(cwd_error); !cwd_error)
-    metadata["root"] = runlog::ToValidUtf8(cwd.string());
-  const std::string writer_id = fmt::format("runmon-{}", id);
-  if (auto environment = runlog::MakeEnvironmentRecord(metadata, writer_id)) {
-    recorder.Add(*environment);
-  } else {
-    Warn(environment.error());
-  }
-  metadata["writerId"] = writer_id;
-  if (auto status =
-          runlog::WriteFileAtomically(run_paths->files / "wandb-metadata.json", metadata.dump(2) + "\n");
-      !status) {
-    Warn(status.error());
-  }
-
-  std::atomic<uint64_t> samples{0};
-  SamplerOptions sampler_options;
-  sampler_options.interval_seconds = settings->interval_seconds;
-  runmon::wandb::Record stats;  // reused: the sink runs on one thread at a time
-  Sampler sampler(
-      BuiltinCollectors(ctx), sampler_options,
-      [&](const Sample& sample) {
-        if (!runlog::FillStatsRecord(sample, stats)) return;
-        recorder.Add(stats);
-        ++samples;
-      },
-      Warn);
-
-  std::atomic<bool> watch_done{false};
-  std::thread watcher;
   {
     std::lock_guard lock(routing.mutex);
-    routing.sampler = &sampler;
-    if (routing.stop_requested || (has_command && !child_started)) sampler.Stop();
-  }
-  if (child_started) {
-    watcher = std::thread([&] {
-      siginfo_t info{};
-      while (::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
-      }
-      sampler.Stop();
-    });
-  } else if (attached > 0) {
-    watcher = std::thread([&] {
-      WaitForExit(attached, watch_done);
-      sampler.Stop();
-    });
-  }
-  sampler.Run();
-  watch_done = true;
-  if (watcher.joinable()) watcher.join();
-  {
-    std::lock_guard lock(routing.mutex);
-    routing.sampler = nullptr;
     routing.child = 0;
   }
-  if (child_started) {
+  if (child > 0) {
     int wait_status = 0;
-    while (::waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {
+    pid_t waited;
+    while ((waited = ::waitpid(child, &wait_status, 0)) < 0 && errno == EINTR) {
     }
-    exit_status = ShellExitStatus(wait_status);
+    if (waited == child) {
+      exit_status = ShellExitStatus(wait_status);
+    } else {
+      Warn(fmt::format("cannot read the exit status of {}: {}", options.command.front(),
+                       std::strerror(errno)));
+      exit_status = 1;
+    }
   }
 
   const double runtime =
@@ -289,8 +361,8 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   if (!closed) Warn(closed.error());
   std::string dropped;
   if (counts.records_dropped > 0) dropped = fmt::format(", {} samples dropped", counts.records_dropped);
-  Warn(fmt::format("run {}: {} samples, {} records ({} bytes){} in {}", id, samples.load(),
-                   counts.records_written, counts.bytes, dropped, run_paths->log.string()));
+  Warn(fmt::format("run {}: {} samples, {} records ({} bytes){} in {}", id, samples, counts.records_written,
+                   counts.bytes, dropped, run_paths->log.string()));
   return exit_status;
 }
 

@@ -53,44 +53,64 @@ std::variant<std::string, CommandLookupError> FindExecutable(std::string_view co
   return CommandLookupError{127, fmt::format("{}: command not found", command)};
 }
 
-Result<pid_t> SpawnChild(const std::string& executable, const std::vector<std::string>& argv,
-                         const ChildOptions& options) {
-  if (argv.empty()) return Error{"no command"};
+InheritedProcessState CaptureProcessState(const std::vector<int>& signals) {
+  InheritedProcessState state;
+  ::pthread_sigmask(SIG_BLOCK, nullptr, &state.signal_mask);
+  for (int signal_number : signals) {
+    struct sigaction current {};
+    if (::sigaction(signal_number, nullptr, &current) == 0) {
+      state.dispositions.emplace_back(signal_number, current.sa_handler == SIG_IGN);
+    }
+  }
+  return state;
+}
+
+std::variant<pid_t, CommandLookupError> SpawnChild(const std::string& executable,
+                                                   const std::vector<std::string>& argv,
+                                                   const InheritedProcessState& inherited) {
+  if (argv.empty()) return CommandLookupError{127, "no command"};
+  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
   std::vector<char*> arguments;
   for (const auto& argument : argv) arguments.push_back(const_cast<char*>(argument.c_str()));
   arguments.push_back(nullptr);
+  static char shell[] = "/bin/sh";
+  std::vector<char*> shell_arguments = {shell, const_cast<char*>(executable.c_str())};
+  for (size_t i = 1; i < argv.size(); ++i) shell_arguments.push_back(const_cast<char*>(argv[i].c_str()));
+  shell_arguments.push_back(nullptr);
 
   int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) return Error{fmt::format("pipe: {}", std::strerror(errno))};
+  if (::pipe2(report, O_CLOEXEC) != 0) {
+    return CommandLookupError{126, fmt::format("pipe: {}", std::strerror(errno))};
+  }
   rlimit open_files{};
   const bool restore_open_files =
-      options.open_files_soft_limit && ::getrlimit(RLIMIT_NOFILE, &open_files) == 0;
-  if (restore_open_files)
-    open_files.rlim_cur = std::min<rlim_t>(*options.open_files_soft_limit, open_files.rlim_max);
+      inherited.open_files_soft_limit && ::getrlimit(RLIMIT_NOFILE, &open_files) == 0;
+  if (restore_open_files) {
+    open_files.rlim_cur = std::min<rlim_t>(*inherited.open_files_soft_limit, open_files.rlim_max);
+  }
 
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
     ::close(report[0]);
     ::close(report[1]);
-    return Error{fmt::format("fork: {}", std::strerror(error))};
+    return CommandLookupError{126, fmt::format("fork: {}", std::strerror(error))};
   }
   if (pid == 0) {
     ::close(report[0]);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    struct sigaction default_action {};
-    default_action.sa_handler = SIG_DFL;
-    for (int signal_number = 1; signal_number < NSIG; ++signal_number) {
-      struct sigaction current {};
-      if (::sigaction(signal_number, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) {
-        ::sigaction(signal_number, &default_action, nullptr);
-      }
+    for (const auto& [signal_number, ignored] : inherited.dispositions) {
+      struct sigaction action {};
+      action.sa_handler = ignored ? SIG_IGN : SIG_DFL;
+      ::sigaction(signal_number, &action, nullptr);
     }
+    ::sigprocmask(SIG_SETMASK, &inherited.signal_mask, nullptr);
     if (restore_open_files) ::setrlimit(RLIMIT_NOFILE, &open_files);
     ::execv(executable.c_str(), arguments.data());
-    const int error = errno;
+    int error = errno;
+    if (error == ENOEXEC) {
+      ::execv(shell, shell_arguments.data());
+      error = errno;
+    }
     ssize_t ignored = ::write(report[1], &error, sizeof(error));
     (void)ignored;
     ::_exit(error == ENOENT ? 127 : 126);
@@ -106,7 +126,8 @@ Result<pid_t> SpawnChild(const std::string& executable, const std::vector<std::s
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    return Error{fmt::format("cannot run {}: {}", executable, std::strerror(exec_error))};
+    return CommandLookupError{exec_error == ENOENT ? 127 : 126,
+                              fmt::format("cannot run {}: {}", executable, std::strerror(exec_error))};
   }
   return pid;
 }

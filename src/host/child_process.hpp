@@ -1,15 +1,19 @@
 // Starting the command that `runmon run` monitors. The command is looked up on PATH first, so a missing or
 // non-executable command is reported by runmon itself (exit 127 or 126, as a shell does) before anything
 // starts. The child gets runmon's environment, stdin, stdout and stderr, and none of runmon's own changes:
-// signal mask and ignored signals are reset and the open-file limit is put back to what it was before
-// runmon raised it. An exec that still fails is reported through a close-on-exec pipe.
+// the signal mask and the dispositions runmon changed are put back to what runmon inherited (a signal
+// ignored under nohup stays ignored), and so is the open-file limit. A file the kernel cannot execute
+// (no #! line) runs with /bin/sh, as execvp and shells do. An exec that still fails is reported through a
+// close-on-exec pipe.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -27,14 +31,21 @@ struct CommandLookupError {
 std::variant<std::string, CommandLookupError> FindExecutable(std::string_view command,
                                                              std::string_view search_path);
 
-struct ChildOptions {
-  std::optional<unsigned long> open_files_soft_limit;  // RLIMIT_NOFILE soft limit for the child
+// What runmon's process had when it started, for the child to get back.
+struct InheritedProcessState {
+  sigset_t signal_mask{};
+  std::vector<std::pair<int, bool>> dispositions;  // signal, ignored: for the signals runmon changes
+  std::optional<unsigned long> open_files_soft_limit;
 };
 
+// Records the signal mask and the dispositions of `signals` (call before changing them).
+InheritedProcessState CaptureProcessState(const std::vector<int>& signals);
+
 // Forks and execs; returns the child's pid once the exec has succeeded. On failure the child has been
-// reaped and the error names the reason (with errno's text).
-Result<pid_t> SpawnChild(const std::string& executable, const std::vector<std::string>& argv,
-                         const ChildOptions& options);
+// reaped; the error has a shell's status (127 when the file is gone, 126 otherwise) and errno's text.
+std::variant<pid_t, CommandLookupError> SpawnChild(const std::string& executable,
+                                                   const std::vector<std::string>& argv,
+                                                   const InheritedProcessState& inherited);
 
 // The exit status a shell would report for a wait status: the exit code, or 128 + the signal.
 int ShellExitStatus(int wait_status);

@@ -30,8 +30,10 @@ class MemoryLogSource final : public LogSource {
 class FileLogSource final : public LogSource {
  public:
   explicit FileLogSource(int fd) : fd_(fd) {}
+  void Forget() override { size_ = 0; }
+
   Result<std::string_view> View(uint64_t offset, size_t length) override {
-    if (offset < start_ || offset + length > start_ + size_) {
+    if (size_ == 0 || offset < start_ || offset + length > start_ + size_) {
       if (auto status = Load(offset, length); !status) return Error{status.error()};
     }
     if (offset >= start_ + size_) return std::string_view();
@@ -110,6 +112,7 @@ ReadOutcome LogReader::Incomplete(uint64_t data_end) {
     fragments_.clear();
   }
   incomplete_bytes_ = data_end - position_;
+  source_->Forget();
   return ReadOutcome::kIncomplete;
 }
 
@@ -211,6 +214,15 @@ ReadOutcome LogReader::Next(RawRecord& record) {
         if (!in_record_) {
           ReportDamage(chunk_start, kChunkHeaderSize + length,
                        resyncing_ ? "rest of a damaged record" : "record without its first chunk");
+          continue;
+        }
+        if (fragments_.size() + payload.size() > kMaxRecordBytes) {
+          ReportDamage(record_start_, position_ - record_start_,
+                       fmt::format("record longer than {} MiB", kMaxRecordBytes >> 20));
+          in_record_ = false;
+          fragments_.clear();
+          fragments_.shrink_to_fit();
+          resyncing_ = true;
           continue;
         }
         fragments_.append(payload);

@@ -29,11 +29,18 @@ class LogSource {
  public:
   virtual ~LogSource() = default;
   virtual Result<std::string_view> View(uint64_t offset, size_t length) = 0;
+  // Drops whatever the source keeps of the data (the reader saw the end inside a record, which a writer
+  // may cut off and write differently).
+  virtual void Forget() {}
 };
 
 std::unique_ptr<LogSource> MemorySource(std::string_view bytes);
 // Reads the open descriptor with pread (it is not closed by the source).
 std::unique_ptr<LogSource> FileSource(int fd);
+
+// A record longer than this is damage (a run's records are kilobytes; a hostile file could otherwise make
+// the reader join chunks without end).
+inline constexpr uint64_t kMaxRecordBytes = 64u << 20;
 
 struct LogDamage {
   uint64_t offset = 0;  // first byte skipped

@@ -2,6 +2,7 @@
 #include "runlog/log_writer.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,6 +17,8 @@ namespace runmon::runlog {
 Result<LogWriter> LogWriter::Create(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return Error{fmt::format("cannot create {}: {}", path.string(), std::strerror(errno))};
+  // Held while the log is open, so a follower can tell a writer that is gone from one that is quiet.
+  ::flock(fd, LOCK_EX | LOCK_NB);
   LogWriter writer(fd, path);
   writer.framed_.assign(reinterpret_cast<const char*>(kFileHeader.data()), kFileHeader.size());
   if (auto status = writer.WriteFramed(kFileHeaderSize); !status) {

@@ -2,7 +2,8 @@
 // and starts with the file header. Each Append puts whole records in the file with one write: if the
 // write fails part way (disk full, file size limit, I/O error), what it wrote is cut off again, so the
 // file always ends at a record boundary and everything written before stays readable. Durability is
-// the caller's choice: Sync() makes what was appended survive a machine crash.
+// the caller's choice: Sync() makes what was appended survive a machine crash. The writer holds an
+// exclusive flock on the file while it is open, so readers following the log know when it is gone.
 #pragma once
 
 #include <cstdint>

@@ -175,42 +175,61 @@ Status WriteFileAtomically(const fs::path& path, std::string_view content) {
   return OkStatus();
 }
 
+namespace {
+
+// The run-*.wandb files directly in `directory` (regular files only; nothing below it is searched).
+std::vector<fs::path> LogsIn(const fs::path& directory, std::error_code& error) {
+  std::vector<fs::path> logs;
+  for (const auto& entry : fs::directory_iterator(directory, error)) {
+    const std::string name = entry.path().filename().string();
+    std::error_code type_error;
+    if (name.starts_with("run-") && name.ends_with(".wandb") && entry.is_regular_file(type_error)) {
+      logs.push_back(entry.path());
+    }
+  }
+  return logs;
+}
+
+}  // namespace
+
 Result<fs::path> FindRunLog(const fs::path& path) {
   std::error_code error;
   const auto status = fs::status(path, error);
   if (error || !fs::exists(status)) return Error{fmt::format("{}: no such file or directory", path.string())};
   if (!fs::is_directory(status)) return path;
 
-  std::vector<fs::path> logs;
-  for (const auto& entry : fs::directory_iterator(path, error)) {
-    const std::string name = entry.path().filename().string();
-    if (name.starts_with("run-") && name.ends_with(".wandb") && entry.is_regular_file(error)) {
-      logs.push_back(entry.path());
-    }
-  }
+  const auto logs = LogsIn(path, error);
   if (error) return Error{fmt::format("{}: {}", path.string(), error.message())};
   if (logs.size() == 1) return logs.front();
   if (logs.size() > 1) {
     return Error{fmt::format("{} holds {} run logs; name one of them", path.string(), logs.size())};
   }
-  // A wandb directory: the latest run, else the newest by the time stamp in the directory name.
-  if (fs::is_directory(path / "latest-run", error)) return FindRunLog(path / "latest-run");
+  // A directory of runs: the run latest-run points to, else the newest by the time stamp in the directory
+  // name. Only one level down, and run directories that are symbolic links are not followed (latest-run
+  // is the one link), so a link loop cannot send the search in circles.
+  std::vector<fs::path> candidates;
+  if (fs::is_directory(path / "latest-run", error)) candidates.push_back(path / "latest-run");
   std::vector<std::string> runs;
   for (const auto& entry : fs::directory_iterator(path, error)) {
     const std::string name = entry.path().filename().string();
-    if ((name.starts_with("run-") || name.starts_with("offline-run-")) && entry.is_directory(error)) {
+    std::error_code type_error;
+    if ((name.starts_with("run-") || name.starts_with("offline-run-")) && !entry.is_symlink(type_error) &&
+        entry.is_directory(type_error)) {
       runs.push_back(name);
     }
   }
   const auto stamp = [](const std::string& name) {
     return std::string_view(name).substr(name.starts_with("offline-") ? 12 : 4);
   };
-  std::sort(runs.begin(), runs.end(), [&](const auto& a, const auto& b) { return stamp(a) < stamp(b); });
-  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
-    if (auto log = FindRunLog(path / *it)) return log;
+  std::sort(runs.begin(), runs.end(), [&](const auto& a, const auto& b) { return stamp(a) > stamp(b); });
+  for (const auto& run : runs) candidates.push_back(path / run);
+  for (const auto& candidate : candidates) {
+    std::error_code candidate_error;
+    const auto found = LogsIn(candidate, candidate_error);
+    if (found.size() == 1) return found.front();
   }
-  return Error{
-      fmt::format("{}: no run log here (no run-*.wandb file and no run directories)", path.string())};
+  return Error{fmt::format("{}: no run log here (no run-*.wandb file and no run directory holding one)",
+                           path.string())};
 }
 
 }  // namespace runmon::runlog

@@ -1,6 +1,7 @@
 // The recorder's writer thread (see run_recorder.hpp).
 #include "runlog/run_recorder.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -85,19 +86,43 @@ void RunRecorder::WriterLoop() {
       queue_.clear();
       queued_bytes_ = 0;
       lock.unlock();
-      const Status status = writer_.Append(batch);
+      // Normally one write for everything queued. After a failure, one record at a time: a full disk takes
+      // what fits, and a retry never fills the disk with more than one record that is then cut off again.
+      // Closing, a record that does not fit is passed over so that a smaller one after it (the exit
+      // record) still gets its chance.
+      size_t written = 0;
+      Status status = OkStatus();
+      std::vector<bool> done(taken, false);
+      if (!failing) {
+        status = writer_.Append(batch);
+        if (status) std::fill(done.begin(), done.end(), true);
+      }
+      if (failing || (!status && closing)) {
+        for (size_t i = 0; i < taken; ++i) {
+          if (done[i]) continue;
+          const Status one = writer_.Append(batch[i]);
+          if (one) {
+            done[i] = true;
+          } else {
+            status = one;
+            if (!closing) break;
+          }
+        }
+      }
+      for (bool d : done) written += d ? 1 : 0;
       lock.lock();
-      if (status) {
-        counts_.records_written += taken;
-        counts_.bytes = writer_.size();
-        unsynced = true;
+      counts_.records_written += written;
+      counts_.bytes = writer_.size();
+      if (written > 0) unsynced = true;
+      if (written == taken) {
         if (failing) {
           log_(fmt::format("run log: writing works again ({} records written after waiting)", taken));
           failing = false;
         }
       } else {
-        // Put them back in front of anything added meanwhile, in order.
+        // Put the rest back in front of anything added meanwhile, in order.
         for (size_t i = taken; i-- > 0;) {
+          if (done[i]) continue;
           queued_bytes_ += batch[i].size();
           queue_.push_front({std::move(batch[i]), droppable[i]});
         }
@@ -122,8 +147,11 @@ void RunRecorder::WriterLoop() {
     }
     if (closing) {
       if (!queue_.empty()) {
-        close_error_ =
-            fmt::format("{} records could not be written to {}", queue_.size(), writer_.path().string());
+        size_t samples = 0;
+        for (const auto& queued : queue_) samples += queued.droppable ? 1 : 0;
+        close_error_ = fmt::format(
+            "{} records could not be written to {} ({} samples{})", queue_.size(), writer_.path().string(),
+            samples, samples < queue_.size() ? ", and the run's own records such as its exit" : "");
       }
       return;
     }

@@ -4,9 +4,11 @@
 // as soon as it arrives (so each sample reaches the file when it is taken) and fdatasyncs every
 // sync_interval while there is new data, and at Close().
 // When a write fails (disk full, a file size limit, an I/O error) nothing already in the file is harmed
-// (LogWriter cuts a partial write off); the records stay queued and are retried every retry_interval, the
-// failure is logged once and its end is logged too. Past max_queued_bytes the oldest stats records are
-// dropped (counted and logged); the run, environment and exit records never are.
+// (LogWriter cuts a partial write off); the records stay queued and are retried every retry_interval one
+// at a time (what fits is written; a retry never holds more than one record's worth of the disk), the
+// failure is logged once and its end is logged too. At Close a record that does not fit is passed over,
+// so the small exit record after it is still written when it fits. Past max_queued_bytes the oldest stats
+// records are dropped (counted and logged); the run, environment and exit records never are.
 #pragma once
 
 #include <condition_variable>

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import signal
 import unittest
 
 from runmon_e2e import RUNMON, run
@@ -155,6 +156,45 @@ class DumpTest(unittest.TestCase):
         result = run("dump", os.path.join(self.tmp.name, "does-not-exist"))
         self.assertEqual(result.returncode, 1)
         self.assertIn("no such file", result.stderr)
+
+    def test_fifo_and_device_are_refused_without_waiting(self):
+        fifo = os.path.join(self.tmp.name, "a-fifo")
+        os.mkfifo(fifo)
+        for path in (fifo, "/dev/zero"):
+            result = run("dump", path, timeout=10)
+            self.assertEqual(result.returncode, 1, path)
+            self.assertIn("not a regular file", result.stderr)
+
+    def test_symlink_loops_among_runs_end_quickly(self):
+        loop = os.path.join(self.tmp.name, "loop")
+        os.makedirs(loop, exist_ok=True)
+        for name in ("run-a", "run-b", "run-c", "latest-run"):
+            os.symlink(".", os.path.join(loop, name))
+        result = run("dump", loop, timeout=10)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("no run log", result.stderr)
+
+    def test_follow_ends_when_the_writer_is_killed(self):
+        directory = os.path.join(self.tmp.name, "killed")
+        writer = subprocess.Popen([RUNMON, "run", "--interval", "0.1", "--dir", directory, "--", "sleep", "30"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 20
+            while not glob.glob(os.path.join(directory, "run-*", "run-*.wandb")):
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.02)
+            follower = subprocess.Popen([RUNMON, "dump", "--follow", directory], stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
+            time.sleep(0.5)
+            os.killpg(writer.pid, signal.SIGKILL)  # runmon and its sleep
+            out, err = follower.communicate(timeout=20)
+        finally:
+            if writer.poll() is None:
+                os.killpg(writer.pid, signal.SIGKILL)
+            writer.wait()
+        self.assertEqual(follower.returncode, 0, err)
+        self.assertIn("stopped without an exit record", err)
+        self.assertGreaterEqual(sum(1 for r in lines(out) if r["record_type"] == "stats"), 1)
 
     def test_bad_format(self):
         result = run("dump", "--format", "xml", self.log)

@@ -286,6 +286,45 @@ class RunTest(unittest.TestCase):
         self.assertLessEqual(os.path.getsize(log), 4096)
         self.assertEqual(records[-1]["end"], os.path.getsize(log))  # ends with a whole record
 
+    def test_inherited_sigchld_ignore_does_not_hide_the_exit_status(self):
+        def ignore_sigchld():
+            signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+
+        result = subprocess.run([RUNMON, "run", "--dir", self.dir, "--", "sh", "-c", "exit 5"],
+                                capture_output=True, text=True, timeout=60, env=clean_env(),
+                                preexec_fn=ignore_sigchld)
+        self.assertEqual(result.returncode, 5, result.stderr)
+        _, records = dump(self.only_run())
+        self.assertEqual(records[-2]["record"]["exit"]["exit_code"], 5)
+
+    def test_nohup_keeps_sighup_ignored_for_the_command_and_runmon(self):
+        def ignore_sighup():
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+        process = subprocess.Popen([RUNMON, "run", "--interval", "0.1", "--dir", self.dir, "--", "sh", "-c",
+                                    "grep SigIgn /proc/self/status; sleep 1"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(),
+                                   preexec_fn=ignore_sighup)
+        try:
+            wait_for(lambda: count_stats(self.dir) >= 2)
+            process.send_signal(signal.SIGHUP)  # ignored: neither runmon nor the command ends
+            out, err = process.communicate(timeout=30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        self.assertEqual(process.returncode, 0, err)
+        ignored = int(out.split()[1], 16)
+        self.assertTrue(ignored & (1 << (signal.SIGHUP - 1)), out)
+        self.assertFalse(ignored & (1 << (signal.SIGPIPE - 1)), out)
+
+    def test_script_without_shebang_runs_with_sh(self):
+        script = os.path.join(self.tmp.name, "plain")
+        with open(script, "w") as f:
+            f.write("exit 6\n")
+        os.chmod(script, 0o755)
+        result = run("run", "--dir", self.dir, "--", script)
+        self.assertEqual(result.returncode, 6, result.stderr)
+
     def test_help(self):
         result = run("run", "--help")
         self.assertEqual(result.returncode, 0)

@@ -1,6 +1,7 @@
 // Starting `runmon run`'s command: PATH lookup with a shell's exit statuses (127 not found, 126 found but
-// not runnable), a child that gets a clean signal mask and default signal dispositions and the open-file
-// limit it would have had without runmon, an exec failure reported by the parent, and shell-style statuses.
+// not runnable); a child that gets back the signal mask, the dispositions and the open-file limit runmon
+// inherited (runmon's own SIGPIPE/SIGXFSZ ignores undone, a nohup'd SIGHUP kept); a script without #!
+// run by /bin/sh; exec failures reported by the parent with a shell's status; shell-style wait statuses.
 #include "host/child_process.hpp"
 
 #include <signal.h>
@@ -87,55 +88,100 @@ TEST(FindExecutable, NotFoundIs127AndNotExecutableIs126) {
   EXPECT_TRUE(std::holds_alternative<CommandLookupError>(FindExecutable("", "/bin")));
 }
 
-TEST(SpawnChild, ChildGetsDefaultsRunmonChanged) {
+pid_t Started(const std::variant<pid_t, CommandLookupError>& spawned) {
+  if (const auto* error = std::get_if<CommandLookupError>(&spawned)) {
+    ADD_FAILURE() << error->message;
+    return -1;
+  }
+  return std::get<pid_t>(spawned);
+}
+
+unsigned long long SignalBits(const std::string& status, std::string_view field) {
+  const size_t at = status.find(std::string(field) + ":\t");
+  if (at == std::string::npos) return ~0ull;
+  return std::stoull(status.substr(at + field.size() + 2, 16), nullptr, 16);
+}
+
+unsigned long long Bit(int signal_number) {
+  return 1ull << (signal_number - 1);
+}
+
+TEST(SpawnChild, ChildGetsBackWhatRunmonInherited) {
   TempDir dir;
   const fs::path out = dir.path() / "out";
-  // Ignored and blocked here (as runmon does), default in the child.
+  // As runmon starts: SIGHUP ignored (nohup), SIGPIPE default. Captured before runmon changes anything.
+  ::signal(SIGHUP, SIG_IGN);
+  InheritedProcessState inherited = CaptureProcessState({SIGPIPE, SIGXFSZ, SIGCHLD, SIGHUP});
+  rlimit before{};
+  ::getrlimit(RLIMIT_NOFILE, &before);
+  const rlim_t wanted = std::min<rlim_t>(before.rlim_max, 256);
+  inherited.open_files_soft_limit = wanted;
+  // What runmon then does: ignore SIGPIPE and SIGXFSZ, block the stop signals.
   ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGXFSZ, SIG_IGN);
   sigset_t blocked, previous;
   sigemptyset(&blocked);
   sigaddset(&blocked, SIGINT);
   pthread_sigmask(SIG_BLOCK, &blocked, &previous);
-  rlimit before{};
-  ::getrlimit(RLIMIT_NOFILE, &before);
-  const rlim_t wanted = std::min<rlim_t>(before.rlim_max, 256);
 
-  const std::string script =
-      "ulimit -Sn > '" + out.string() + "'; grep -E '^(SigBlk|SigIgn)' /proc/self/status >> '" + out.string() + "'";
-  auto pid = SpawnChild("/bin/sh", {"sh", "-c", script}, {.open_files_soft_limit = wanted});
+  const std::string script = "ulimit -Sn > '" + out.string() +
+                             "'; grep -E '^(SigBlk|SigIgn)' /proc/self/status >> '" + out.string() + "'";
+  const pid_t pid = Started(SpawnChild("/bin/sh", {"sh", "-c", script}, inherited));
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   ::signal(SIGPIPE, SIG_DFL);
-  ASSERT_TRUE(pid.ok()) << pid.error();
-  EXPECT_EQ(WaitFor(*pid), 0);
+  ::signal(SIGXFSZ, SIG_DFL);
+  ::signal(SIGHUP, SIG_DFL);
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(WaitFor(pid), 0);
   const std::string text = ReadAll(out);
   EXPECT_EQ(text.substr(0, text.find('\n')), std::to_string(wanted));
-  EXPECT_NE(text.find("SigBlk:\t0000000000000000"), std::string::npos) << text;
-  // SIGPIPE is bit 13: no longer ignored (the shell itself may ignore others, but not this one).
-  const size_t ignored_at = text.find("SigIgn:\t");
-  ASSERT_NE(ignored_at, std::string::npos);
-  const unsigned long long ignored = std::stoull(text.substr(ignored_at + 8, 16), nullptr, 16);
-  EXPECT_EQ(ignored & (1ull << (SIGPIPE - 1)), 0u) << text;
+  EXPECT_EQ(SignalBits(text, "SigBlk") & Bit(SIGINT), 0u) << text;
+  const unsigned long long ignored = SignalBits(text, "SigIgn");
+  EXPECT_EQ(ignored & Bit(SIGPIPE), 0u) << text;  // runmon's own ignores are undone
+  EXPECT_EQ(ignored & Bit(SIGXFSZ), 0u) << text;
+  EXPECT_NE(ignored & Bit(SIGHUP), 0u) << text;  // what the user ignored stays ignored
 }
 
 TEST(SpawnChild, ExitStatusesAndSignals) {
-  auto three = SpawnChild("/bin/sh", {"sh", "-c", "exit 3"}, {});
-  ASSERT_TRUE(three.ok());
-  EXPECT_EQ(WaitFor(*three), 3);
-  auto killed = SpawnChild("/bin/sh", {"sh", "-c", "kill -KILL $$"}, {});
-  ASSERT_TRUE(killed.ok());
-  EXPECT_EQ(WaitFor(*killed), 128 + SIGKILL);
+  const InheritedProcessState inherited = CaptureProcessState({});
+  const pid_t three = Started(SpawnChild("/bin/sh", {"sh", "-c", "exit 3"}, inherited));
+  ASSERT_GT(three, 0);
+  EXPECT_EQ(WaitFor(three), 3);
+  const pid_t killed = Started(SpawnChild("/bin/sh", {"sh", "-c", "kill -KILL $$"}, inherited));
+  ASSERT_GT(killed, 0);
+  EXPECT_EQ(WaitFor(killed), 128 + SIGKILL);
 }
 
-TEST(SpawnChild, ExecFailureIsReportedByTheParent) {
+TEST(SpawnChild, AScriptWithoutAShebangRunsWithTheShell) {
   TempDir dir;
-  // Executable, but not a program the kernel can run and without a #! line: execv fails with ENOEXEC.
-  const fs::path bogus = dir.path() / "bogus";
-  std::ofstream(bogus) << "\x7f" "ELF garbage";
-  ::chmod(bogus.c_str(), 0755);
-  auto pid = SpawnChild(bogus.string(), {"bogus"}, {});
-  ASSERT_FALSE(pid.ok());
-  EXPECT_NE(pid.error().find("cannot run"), std::string::npos) << pid.error();
-  EXPECT_FALSE(SpawnChild("/bin/true", {}, {}).ok());
+  const fs::path script = dir.path() / "plain-script";
+  const fs::path marker = dir.path() / "ran";
+  std::ofstream(script) << "echo \"$1\" > '" << marker.string() << "'\nexit 4\n";
+  ::chmod(script.c_str(), 0755);
+  const pid_t pid = Started(SpawnChild(script.string(), {"plain-script", "hello"}, CaptureProcessState({})));
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(WaitFor(pid), 4);
+  EXPECT_EQ(ReadAll(marker), "hello\n");
+}
+
+TEST(SpawnChild, ExecFailuresCarryAShellStatus) {
+  TempDir dir;
+  const fs::path bad_interpreter = dir.path() / "bad-interpreter";
+  std::ofstream(bad_interpreter) << "#!/nonexistent/interpreter\n";
+  ::chmod(bad_interpreter.c_str(), 0755);
+  auto missing = SpawnChild(bad_interpreter.string(), {"bad-interpreter"}, CaptureProcessState({}));
+  ASSERT_TRUE(std::holds_alternative<CommandLookupError>(missing));
+  EXPECT_EQ(std::get<CommandLookupError>(missing).exit_status, 127);
+  EXPECT_NE(std::get<CommandLookupError>(missing).message.find("cannot run"), std::string::npos);
+
+  const fs::path directory = dir.path() / "a-directory";
+  fs::create_directory(directory);
+  auto not_runnable = SpawnChild(directory.string(), {"a-directory"}, CaptureProcessState({}));
+  ASSERT_TRUE(std::holds_alternative<CommandLookupError>(not_runnable));
+  EXPECT_EQ(std::get<CommandLookupError>(not_runnable).exit_status, 126);
+
+  EXPECT_TRUE(
+      std::holds_alternative<CommandLookupError>(SpawnChild("/bin/true", {}, CaptureProcessState({}))));
 }
 
 }  // namespace

@@ -159,8 +159,8 @@ TEST(RunRecorder, AFullDiskKeepsRecordsQueuedAndRetriesThemInOrder) {
   ASSERT_TRUE(writer.ok());
   FileSizeLimit limit;
   Messages messages;
-  RunRecorder recorder(std::move(*writer), "full", {.sync_interval_seconds = 0.05, .retry_interval_seconds = 0.02},
-                       messages.Logger());
+  RunRecorder recorder(std::move(*writer), "full",
+                       {.sync_interval_seconds = 0.05, .retry_interval_seconds = 0.02}, messages.Logger());
   auto first = Stats(1);
   recorder.Add(first);
   ASSERT_TRUE(Eventually([&] { return recorder.counts().records_written == 1; }));
@@ -172,7 +172,7 @@ TEST(RunRecorder, AFullDiskKeepsRecordsQueuedAndRetriesThemInOrder) {
   }
   ASSERT_TRUE(Eventually([&] { return recorder.counts().write_failures >= 2; }));
   EXPECT_EQ(messages.Count("the run continues"), 1u);  // logged once, not at every retry
-  EXPECT_EQ(fs::file_size(path), size_before);          // the partial write was cut off
+  EXPECT_EQ(fs::file_size(path), size_before);         // the partial write was cut off
   bool clean = false;
   EXPECT_EQ(ReadAll(path, &clean).size(), 1u);
   EXPECT_TRUE(clean);
@@ -246,6 +246,64 @@ TEST(RunRecorder, CloseReportsRecordsThatCouldNotBeWritten) {
   ASSERT_FALSE(closed.ok());
   EXPECT_NE(closed.error().find("2 records could not be written"), std::string::npos) << closed.error();
   EXPECT_EQ(fs::file_size(path), 7u);  // still a valid, empty log
+}
+
+TEST(RunRecorder, ClosingPassesOverARecordThatDoesNotFitToWriteTheExitRecord) {
+  TempDir tmp;
+  const fs::path path = tmp.path() / "run-exit.wandb";
+  auto writer = LogWriter::Create(path);
+  ASSERT_TRUE(writer.ok());
+  FileSizeLimit limit;
+  limit.Set(fs::file_size(path) + 100);  // room for the exit record, not for a big sample
+  Messages messages;
+  RunRecorder recorder(std::move(*writer), "exit", {.retry_interval_seconds = 0.02}, messages.Logger());
+  Sample big;
+  big.timestamp = 1735689600;
+  for (int i = 0; i < 50; ++i) big.metrics.Add("gpu." + std::to_string(i) + ".powerWatts", 123.456 + i);
+  wandb::Record stats;
+  ASSERT_TRUE(FillStatsRecord(big, stats));
+  recorder.Add(stats);
+  auto exit = MakeExitRecord(3, 9);
+  recorder.Add(exit);
+  const Status closed = recorder.Close();
+  ASSERT_FALSE(closed.ok());
+  EXPECT_NE(closed.error().find("1 records could not be written"), std::string::npos) << closed.error();
+  EXPECT_NE(closed.error().find("(1 samples)"), std::string::npos) << closed.error();
+  bool clean = false;
+  const auto records = ReadAll(path, &clean);
+  EXPECT_TRUE(clean);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].exit().exit_code(), 3);
+  EXPECT_LE(fs::file_size(path), 107u);
+}
+
+TEST(RunRecorder, RetriesAfterAFailureWriteWhatFitsOneRecordAtATime) {
+  TempDir tmp;
+  const fs::path path = tmp.path() / "run-fits.wandb";
+  auto writer = LogWriter::Create(path);
+  ASSERT_TRUE(writer.ok());
+  FileSizeLimit limit;
+  Messages messages;
+  RunRecorder recorder(std::move(*writer), "fits", {.retry_interval_seconds = 0.02}, messages.Logger());
+  // Each record is about 50 bytes framed: the first batch of 10 fails as a whole, the retries then write
+  // records one by one until the limit.
+  limit.Set(fs::file_size(path) + 260);
+  for (int i = 1; i <= 10; ++i) {
+    auto stats = Stats(i);
+    recorder.Add(stats);
+  }
+  ASSERT_TRUE(Eventually([&] { return recorder.counts().records_written >= 4; }));
+  const auto counts = recorder.counts();
+  EXPECT_LT(counts.records_written, 10u);
+  EXPECT_EQ(counts.records_written + counts.records_queued, 10u);
+  bool clean = false;
+  const auto records = ReadAll(path, &clean);
+  EXPECT_TRUE(clean);
+  EXPECT_EQ(records.size(), counts.records_written);
+  for (size_t i = 0; i < records.size(); ++i) EXPECT_EQ(records[i].num(), static_cast<int64_t>(i + 1));
+  limit.Lift();
+  ASSERT_TRUE(recorder.Close().ok());
+  EXPECT_EQ(ReadAll(path).size(), 10u);
 }
 
 }  // namespace

@@ -115,8 +115,7 @@ class ProcessTreeCollector final : public Collector {
       alive.push_back({&p, *stat, Exited(*stat)});
       ++it;
     }
-    for (auto& [process, stat, exited] : alive) {
-      Process& p = *process;
+    const auto count = [&](Process& p, const PidStat& stat) {
       const uint64_t cpu = stat.utime_ticks + stat.stime_ticks;
       if (!first) {
         cpu_ticks_delta += Increase(cpu, p.cpu_ticks);
@@ -135,14 +134,22 @@ class ProcessTreeCollector final : public Collector {
       p.child_cpu_ticks = stat.children_cpu_ticks;
       p.threads = stat.num_threads;
       p.ppid = stat.ppid;
-    }
+    };
+    // Zombies first: their debts must be known before their parents' reaped time is read, in case a
+    // parent reaped one between the two stat reads of the first pass.
     bool zombie_counted = false;
     for (const auto& [process, stat, exited] : alive) {
       if (!exited) continue;
       zombie_counted = true;
+      count(*process, stat);
       // Its time comes back in its parent's cutime/cstime when the parent reaps it.
       AddDebt(process->ppid, static_cast<double>(process->cpu_ticks + process->child_cpu_ticks), now_mono);
-      tracked_.erase(process->pid);
+    }
+    for (const auto& [process, stat, exited] : alive) {
+      if (!exited) count(*process, stat);
+    }
+    for (const auto& [process, stat, exited] : alive) {
+      if (exited) tracked_.erase(process->pid);
     }
     // A debt is paid when the parent reaps; a parent that is gone, or one that never reaps into its
     // counters (SIGCHLD ignored), would otherwise hold it against later children.
