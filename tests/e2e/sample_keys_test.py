@@ -134,10 +134,11 @@ class SampleKeysTest(unittest.TestCase):
         self.assertGreater(last["network.sent"], 0)
         self.assertIn("network.sentBytesPerSec", last)
         self.assertNotIn("network.sentBytesPerSec", rows[0])
-        # One busy process: about 100 / available CPUs percent.
+        # One busy process: about 100 / available CPUs percent; less when the machine is busy with other work
+        # (a parallel build), never more.
         cpus = len(os.sched_getaffinity(0))
         expected = 100.0 / cpus
-        self.assertGreater(rows[-1]["cpu"], expected * 0.5)
+        self.assertGreater(rows[-1]["cpu"], expected * 0.2)
         self.assertLess(rows[-1]["cpu"], expected * 1.2 + 1)
         self.assertGreater(rows[-1]["cpu_percent"], 0)
         # Since-start counters never decrease.
