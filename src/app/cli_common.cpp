@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "collectors/nvidia/nvidia_collector.hpp"
+
 extern char** environ;
 
 namespace runmon {
@@ -61,6 +63,9 @@ Result<Settings> SamplerFlags::Resolve() const {
   for (const auto& path : settings.disk_paths) {
     if (path.empty()) return Error{"--disk-path: empty path"};
   }
+  if (auto it = settings.other.find("x_stats_gpu_device_ids"); it != settings.other.end()) {
+    if (auto ids = ParseGpuDeviceIds(it->second); !ids) return Error{ids.error()};
+  }
   return settings;
 }
 
@@ -72,6 +77,8 @@ LinuxCollectorContext MakeContext(const Settings& settings, const HostPaths& pat
   const long pid = settings.pid.value_or(static_cast<long>(::getppid()));
   if (pid > 0) ctx.pid = pid;
   ctx.facts = DetectHostFacts(paths, settings, ctx.pid);
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) ctx.cuda_visible_devices = visible;
+  ctx.warn = Warn;
   return ctx;
 }
 

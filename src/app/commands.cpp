@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <thread>
 
@@ -24,6 +25,7 @@
 #include "app/output.hpp"
 #include "app/run_command.hpp"
 #include "collectors/builtin.hpp"
+#include "collectors/nvidia/nvidia_collector.hpp"
 #include "config/settings.hpp"
 #include "core/catalog.hpp"
 #include "host/file_reader.hpp"
@@ -87,6 +89,25 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
   return 0;
 }
 
+// NVIDIA GPUs' metadata, or why there is none (under runmon.nvidia). A driver that hangs is given 10 s.
+nlohmann::json ProbeAccelerators(const LinuxCollectorContext& ctx, const Settings& settings) {
+  NvidiaOptions options;
+  if (auto it = settings.other.find("x_stats_gpu_device_ids"); it != settings.other.end()) {
+    if (auto ids = ParseGpuDeviceIds(it->second)) options.device_ids = *ids;
+  }
+  options.cuda_visible_devices = ctx.cuda_visible_devices;
+  options.paths = ctx.paths;
+  auto promise = std::make_shared<std::promise<Result<nlohmann::json>>>();
+  auto future = promise->get_future();
+  std::thread([promise, options] { promise->set_value(ProbeNvidiaMetadata(options)); }).detach();
+  if (future.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    return {{"runmon", {{"nvidia", {{"available", false}, {"reason", "NVML did not answer within 10 s"}}}}}};
+  }
+  auto probed = future.get();
+  if (!probed) return {{"runmon", {{"nvidia", {{"available", false}, {"reason", probed.error()}}}}}};
+  return *probed;
+}
+
 int RunInfo(const SamplerFlags& flags) {
   auto settings = flags.Resolve();
   if (!settings) {
@@ -94,7 +115,9 @@ int RunInfo(const SamplerFlags& flags) {
     return 2;
   }
   const LinuxCollectorContext ctx = MakeContext(*settings, flags.Paths());
-  fmt::print("{}\n", ProbeHostMetadata(ctx, EnvironmentStrings()).dump(2));
+  nlohmann::json metadata = ProbeHostMetadata(ctx, EnvironmentStrings());
+  metadata.merge_patch(ProbeAccelerators(ctx, *settings));
+  fmt::print("{}\n", metadata.dump(2));
   return 0;
 }
 

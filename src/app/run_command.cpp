@@ -161,17 +161,31 @@ uint64_t Monitor(const RunCommandOptions& options, const Settings& settings, con
     metadata["root"] = runlog::ToValidUtf8(cwd.string());
   }
   const std::string writer_id = fmt::format("runmon-{}", id);
+  const std::filesystem::path metadata_file = files_directory / "wandb-metadata.json";
   if (auto environment = runlog::MakeEnvironmentRecord(metadata, writer_id)) {
     recorder.Add(*environment);
   } else {
     Warn(environment.error());
   }
   metadata["writerId"] = writer_id;
-  if (auto status =
-          runlog::WriteFileAtomically(files_directory / "wandb-metadata.json", metadata.dump(2) + "\n");
-      !status) {
+  if (auto status = runlog::WriteFileAtomically(metadata_file, metadata.dump(2) + "\n"); !status) {
     Warn(status.error());
   }
+  // Facts a collector learns once it runs (GPU names and UUIDs, from its own lane) come as a second
+  // environment record, which W&B's readers merge with the first, and a rewritten wandb-metadata.json.
+  std::mutex metadata_mutex;
+  ctx.publish_metadata = [&](const nlohmann::json& more) {
+    std::lock_guard lock(metadata_mutex);
+    if (auto environment = runlog::MakeEnvironmentRecord(more, writer_id)) {
+      recorder.Add(*environment);
+    } else {
+      Warn(environment.error());
+    }
+    metadata.merge_patch(more);
+    if (auto status = runlog::WriteFileAtomically(metadata_file, metadata.dump(2) + "\n"); !status) {
+      Warn(status.error());
+    }
+  };
 
   uint64_t samples = 0;
   SamplerOptions sampler_options;

@@ -5,7 +5,12 @@
 // nothing for longer than one deadline.
 #include "collectors/builtin.hpp"
 
+#include <cstdlib>
 #include <ctime>
+
+#include <fmt/format.h>
+
+#include "collectors/nvidia/nvidia_collector.hpp"
 
 namespace runmon {
 
@@ -28,6 +33,27 @@ std::vector<CollectorSpec> BuiltinCollectors(const LinuxCollectorContext& ctx) {
   if (!ctx.settings.no_cgroup) specs.push_back({MakeCgroupCollector(ctx), "host"});
   specs.push_back({MakeSelfCostCollector(ctx), "host"});
   specs.push_back({MakeDiskUsageCollector(ctx), "host"});
+
+  // NVIDIA: a lane of its own, so a driver call that hangs delays nothing else. No library, no collector;
+  // that is only worth a word when the library was named explicitly.
+  NvidiaOptions nvidia;
+  if (auto ids =
+          ParseGpuDeviceIds(ctx.settings.other.count("x_stats_gpu_device_ids") != 0
+                                ? std::optional<std::string>(ctx.settings.other.at("x_stats_gpu_device_ids"))
+                                : std::nullopt)) {
+    nvidia.device_ids = *ids;
+  }
+  nvidia.cuda_visible_devices = ctx.cuda_visible_devices;
+  nvidia.pid = ctx.pid;
+  nvidia.paths = ctx.paths;
+  nvidia.publish_metadata = ctx.publish_metadata;
+  std::string why_not;
+  if (auto collector = MakeNvidiaCollector(std::move(nvidia), &why_not)) {
+    specs.push_back({std::move(collector), "nvidia"});
+  } else if (const char* named = std::getenv("RUNMON_NVML_LIBRARY");
+             named != nullptr && *named != '\0' && ctx.warn) {
+    ctx.warn(fmt::format("no NVIDIA metrics: {}", why_not));
+  }
   return specs;
 }
 

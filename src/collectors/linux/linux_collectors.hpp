@@ -44,6 +44,12 @@ struct LinuxCollectorContext {
   Clocks clocks;
   std::optional<long> pid;  // the monitored process, when process metrics are on
   FilesystemStatFunction stat_filesystem = StatFilesystem;
+  // Accelerators: the run's CUDA_VISIBLE_DEVICES (for CUDA ordinals), where a collector that learns facts
+  // only once it runs (GPU names, UUIDs) hands them over, and where a collector that was asked for
+  // explicitly but cannot start says why.
+  std::optional<std::string> cuda_visible_devices;
+  std::function<void(const nlohmann::json&)> publish_metadata;
+  std::function<void(const std::string&)> warn;
 };
 
 // Reads the facts; `pid` selects whose cgroup and affinity apply ("self" when unset).
