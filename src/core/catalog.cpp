@@ -81,6 +81,88 @@ constexpr std::array kDefinitions = {
     MetricDefinition{"cgroup.memory.oomKills", "OOM kills", "count", MetricKind::kGauge, "cgroup",
                      "Processes killed by the OOM killer in the cgroup since it was created "
                      "(memory.events oom_kill)."},
+    // NVIDIA GPUs (NVML). gpu.process.{i}.* first: gpu.{i}.* would match those keys too.
+    MetricDefinition{
+        "gpu.process.{i}.gpu", "GPU utilization (run)", "%", MetricKind::kGauge, "nvidia",
+        "SM utilization of the monitored process tree's own processes on GPU i since the last "
+        "sample (NVML process utilization samples, summed over the tree, at most 100). Absent where "
+        "NVML gives no per-process samples (MIG)."},
+    MetricDefinition{"gpu.process.{i}.memoryAllocatedBytes", "GPU memory (run)", "bytes", MetricKind::kGauge,
+                     "nvidia", "GPU memory used by the monitored process tree's own processes on GPU i."},
+    MetricDefinition{"gpu.process.{i}.memoryAllocated", "GPU memory (run)", "%", MetricKind::kGauge, "nvidia",
+                     "The tree's GPU memory as a share of GPU i's total memory."},
+    MetricDefinition{"gpu.process.{i}.{metric}", "GPU (run)", "", MetricKind::kGauge, "nvidia",
+                     "memory, temp, powerWatts, enforcedPowerLimitWatts, powerPercent of GPU i (device-wide "
+                     "values), present while the monitored process or a descendant uses GPU i."},
+    MetricDefinition{
+        "gpu.{i}.gpu", "GPU utilization", "%", MetricKind::kGauge, "nvidia",
+        "Share of the last sample period (1/6 s to 1 s, by product) in which a kernel ran on GPU i."},
+    MetricDefinition{"gpu.{i}.memory", "GPU memory access", "%", MetricKind::kGauge, "nvidia",
+                     "Share of the last sample period in which GPU i's memory was read or written (not "
+                     "memory in use)."},
+    MetricDefinition{"gpu.{i}.memoryAllocated", "GPU memory used", "%", MetricKind::kGauge, "nvidia",
+                     "Memory in use on GPU i as a share of its total (memory info v2 when the driver has it: "
+                     "without the driver's reservation, as nvidia-smi shows it)."},
+    MetricDefinition{"gpu.{i}.memoryAllocatedBytes", "GPU memory used", "bytes", MetricKind::kGauge, "nvidia",
+                     "Memory in use on GPU i."},
+    MetricDefinition{"gpu.{i}.temp", "GPU temperature", "°C", MetricKind::kGauge, "nvidia",
+                     "GPU i's die temperature."},
+    MetricDefinition{"gpu.{i}.powerWatts", "GPU power", "W", MetricKind::kGauge, "nvidia",
+                     "Power drawn by GPU i and its circuitry (a 1 s average on Ampere and newer except "
+                     "GA100)."},
+    MetricDefinition{"gpu.{i}.enforcedPowerLimitWatts", "GPU power limit", "W", MetricKind::kGauge, "nvidia",
+                     "GPU i's effective power limit after all limiters."},
+    MetricDefinition{"gpu.{i}.powerPercent", "GPU power", "%", MetricKind::kGauge, "nvidia",
+                     "powerWatts / enforcedPowerLimitWatts x 100."},
+    MetricDefinition{"gpu.{i}.smClock", "SM clock", "MHz", MetricKind::kGauge, "nvidia",
+                     "GPU i's current SM clock."},
+    MetricDefinition{"gpu.{i}.memoryClock", "Memory clock", "MHz", MetricKind::kGauge, "nvidia",
+                     "GPU i's current memory clock."},
+    MetricDefinition{"gpu.{i}.graphicsClock", "Graphics clock", "MHz", MetricKind::kGauge, "nvidia",
+                     "GPU i's current graphics clock."},
+    MetricDefinition{"gpu.{i}.correctedMemoryErrors", "Corrected ECC errors", "count", MetricKind::kGauge,
+                     "nvidia",
+                     "Corrected (single-bit) device memory errors since the driver loaded (volatile)."},
+    MetricDefinition{"gpu.{i}.unCorrectedMemoryErrors", "Uncorrected ECC errors", "count", MetricKind::kGauge,
+                     "nvidia",
+                     "Uncorrected (double-bit) device memory errors since the driver loaded (volatile). "
+                     "W&B spells it uncorrectedMemoryErrors."},
+    MetricDefinition{"gpu.{i}.encoderUtilization", "Encoder utilization", "%", MetricKind::kGauge, "nvidia",
+                     "Video encoder utilization of GPU i."},
+    MetricDefinition{"gpu.{i}.fanSpeed", "Fan speed", "%", MetricKind::kGauge, "nvidia",
+                     "Intended speed of fan 0 as a share of its maximum; can exceed 100. Absent on passively "
+                     "cooled boards."},
+    MetricDefinition{
+        "gpu.{i}.clocksEventReasons", "Clock event reasons", "bitmask", MetricKind::kGauge, "nvidia",
+        "Why GPU i's clocks are held back: NVML's bits (1 idle, 2 application clocks, 4 software "
+        "power cap, 8 hardware slowdown, 0x10 sync boost, 0x20 software thermal, 0x40 hardware "
+        "thermal, 0x80 power brake, 0x100 display clock)."},
+    MetricDefinition{"gpu.{i}.energyJoules", "GPU energy", "J", MetricKind::kSinceStart, "nvidia",
+                     "Energy GPU i consumed since the first sample."},
+    MetricDefinition{"gpu.{i}.smActive", "SM active", "%", MetricKind::kGauge, "nvidia",
+                     "GPM (Hopper and newer): share of time SMs were busy, between the last two samples."},
+    MetricDefinition{"gpu.{i}.smOccupancy", "SM occupancy", "%", MetricKind::kGauge, "nvidia",
+                     "GPM: warps resident on SMs as a share of the maximum."},
+    MetricDefinition{"gpu.{i}.pipeTensorActive", "Tensor pipes active", "%", MetricKind::kGauge, "nvidia",
+                     "GPM: share of time any tensor pipe was busy."},
+    MetricDefinition{"gpu.{i}.pipeTensorHmmaActive", "Tensor HMMA active", "%", MetricKind::kGauge, "nvidia",
+                     "GPM: share of time the HMMA tensor pipe was busy."},
+    MetricDefinition{"gpu.{i}.dramActive", "DRAM active", "%", MetricKind::kGauge, "nvidia",
+                     "GPM: memory bandwidth used as a share of the maximum."},
+    MetricDefinition{"gpu.{i}.pipeFp64Active", "FP64 pipes active", "%", MetricKind::kGauge, "nvidia",
+                     "GPM: share of time the FP64 pipes were busy."},
+    MetricDefinition{"gpu.{i}.pipeFp32Active", "FP32 pipes active", "%", MetricKind::kGauge, "nvidia",
+                     "GPM: share of time the FP32 pipes were busy."},
+    MetricDefinition{"gpu.{i}.pipeFp16Active", "FP16 pipes active", "%", MetricKind::kGauge, "nvidia",
+                     "GPM: share of time the FP16 pipes were busy."},
+    MetricDefinition{"gpu.{i}.pcieTxBytes", "PCIe sent", "bytes/s", MetricKind::kRate, "nvidia",
+                     "GPM: PCIe bytes sent per second (NVML gives MiB/s; runmon reports bytes/s)."},
+    MetricDefinition{"gpu.{i}.pcieRxBytes", "PCIe received", "bytes/s", MetricKind::kRate, "nvidia",
+                     "GPM: PCIe bytes received per second."},
+    MetricDefinition{"gpu.{i}.nvlinkTxBytes", "NVLink sent", "bytes/s", MetricKind::kRate, "nvidia",
+                     "GPM: NVLink bytes sent per second over all links."},
+    MetricDefinition{"gpu.{i}.nvlinkRxBytes", "NVLink received", "bytes/s", MetricKind::kRate, "nvidia",
+                     "GPM: NVLink bytes received per second over all links."},
     // The monitor itself
     MetricDefinition{"runmon.cpuPercent", "runmon CPU", "%", MetricKind::kGauge, "runmon",
                      "CPU used by runmon itself during the last interval, as a percentage of one CPU."},
