@@ -68,8 +68,11 @@ Result<std::unique_ptr<Library>> Library::Open(const std::string& path) {
   Resolve(handle, f.device_get_fan_speed, {"nvmlDeviceGetFanSpeed"});
   Resolve(handle, f.device_get_clocks_event_reasons,
           {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
-  Resolve(handle, f.device_get_compute_running_processes, {"nvmlDeviceGetComputeRunningProcesses_v3"});
-  Resolve(handle, f.device_get_graphics_running_processes, {"nvmlDeviceGetGraphicsRunningProcesses_v3"});
+  // _v3 and _v2 fill the same 24-byte nvmlProcessInfo_v2_t; the plain (v1) one a 16-byte struct, not used.
+  Resolve(handle, f.device_get_compute_running_processes,
+          {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
+  Resolve(handle, f.device_get_graphics_running_processes,
+          {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"});
   Resolve(handle, f.device_get_process_utilization, {"nvmlDeviceGetProcessUtilization"});
   Resolve(handle, f.device_get_mig_mode, {"nvmlDeviceGetMigMode"});
   Resolve(handle, f.device_get_max_mig_device_count, {"nvmlDeviceGetMaxMigDeviceCount"});
