@@ -91,9 +91,20 @@ constexpr std::array kDefinitions = {
                      "nvidia", "GPU memory used by the monitored process tree's own processes on GPU i."},
     MetricDefinition{"gpu.process.{i}.memoryAllocated", "GPU memory (run)", "%", MetricKind::kGauge, "nvidia",
                      "The tree's GPU memory as a share of GPU i's total memory."},
-    MetricDefinition{"gpu.process.{i}.{metric}", "GPU (run)", "", MetricKind::kGauge, "nvidia",
-                     "memory, temp, powerWatts, enforcedPowerLimitWatts, powerPercent of GPU i (device-wide "
-                     "values), present while the monitored process or a descendant uses GPU i."},
+    MetricDefinition{
+        "gpu.process.{i}.memory", "GPU memory access (run)", "%", MetricKind::kGauge, "nvidia",
+        "GPU i's memory access share (device-wide), present while the monitored tree uses GPU i."},
+    MetricDefinition{"gpu.process.{i}.temp", "GPU temperature (run)", "°C", MetricKind::kGauge, "nvidia",
+                     "GPU i's temperature (device-wide), present while the monitored tree uses GPU i."},
+    MetricDefinition{"gpu.process.{i}.powerWatts", "GPU power (run)", "W", MetricKind::kGauge, "nvidia",
+                     "GPU i's power (device-wide), present while the monitored tree uses GPU i."},
+    MetricDefinition{"gpu.process.{i}.enforcedPowerLimitWatts", "GPU power limit (run)", "W",
+                     MetricKind::kGauge, "nvidia",
+                     "GPU i's power limit (device-wide), present while the monitored tree uses GPU i."},
+    MetricDefinition{
+        "gpu.process.{i}.powerPercent", "GPU power (run)", "%", MetricKind::kGauge, "nvidia",
+        "GPU i's power as a share of its limit (device-wide), present while the monitored tree uses "
+        "GPU i."},
     MetricDefinition{
         "gpu.{i}.gpu", "GPU utilization", "%", MetricKind::kGauge, "nvidia",
         "Share of the last sample period (1/6 s to 1 s, by product) in which a kernel ran on GPU i."},

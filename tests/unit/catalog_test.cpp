@@ -99,6 +99,48 @@ struct Expected {
 };
 
 constexpr Expected kEmittedKeys[] = {
+    {"gpu.process.0.gpu", "gpu.process.{i}.gpu", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.process.0.memoryAllocatedBytes", "gpu.process.{i}.memoryAllocatedBytes", "bytes",
+     MetricKind::kGauge, "nvidia"},
+    {"gpu.process.0.memoryAllocated", "gpu.process.{i}.memoryAllocated", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.process.0.memory", "gpu.process.{i}.memory", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.process.0.temp", "gpu.process.{i}.temp", "°C", MetricKind::kGauge, "nvidia"},
+    {"gpu.process.0.powerWatts", "gpu.process.{i}.powerWatts", "W", MetricKind::kGauge, "nvidia"},
+    {"gpu.process.0.enforcedPowerLimitWatts", "gpu.process.{i}.enforcedPowerLimitWatts", "W",
+     MetricKind::kGauge, "nvidia"},
+    {"gpu.process.0.powerPercent", "gpu.process.{i}.powerPercent", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.gpu", "gpu.{i}.gpu", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.memory", "gpu.{i}.memory", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.memoryAllocated", "gpu.{i}.memoryAllocated", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.memoryAllocatedBytes", "gpu.{i}.memoryAllocatedBytes", "bytes", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.temp", "gpu.{i}.temp", "°C", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.powerWatts", "gpu.{i}.powerWatts", "W", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.enforcedPowerLimitWatts", "gpu.{i}.enforcedPowerLimitWatts", "W", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.powerPercent", "gpu.{i}.powerPercent", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.smClock", "gpu.{i}.smClock", "MHz", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.memoryClock", "gpu.{i}.memoryClock", "MHz", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.graphicsClock", "gpu.{i}.graphicsClock", "MHz", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.correctedMemoryErrors", "gpu.{i}.correctedMemoryErrors", "count", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.unCorrectedMemoryErrors", "gpu.{i}.unCorrectedMemoryErrors", "count", MetricKind::kGauge,
+     "nvidia"},
+    {"gpu.3.encoderUtilization", "gpu.{i}.encoderUtilization", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.fanSpeed", "gpu.{i}.fanSpeed", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.clocksEventReasons", "gpu.{i}.clocksEventReasons", "bitmask", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.energyJoules", "gpu.{i}.energyJoules", "J", MetricKind::kSinceStart, "nvidia"},
+    {"gpu.3.smActive", "gpu.{i}.smActive", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.smOccupancy", "gpu.{i}.smOccupancy", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.pipeTensorActive", "gpu.{i}.pipeTensorActive", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.pipeTensorHmmaActive", "gpu.{i}.pipeTensorHmmaActive", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.dramActive", "gpu.{i}.dramActive", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.pipeFp64Active", "gpu.{i}.pipeFp64Active", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.pipeFp32Active", "gpu.{i}.pipeFp32Active", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.pipeFp16Active", "gpu.{i}.pipeFp16Active", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.3.pcieTxBytes", "gpu.{i}.pcieTxBytes", "bytes/s", MetricKind::kRate, "nvidia"},
+    {"gpu.3.pcieRxBytes", "gpu.{i}.pcieRxBytes", "bytes/s", MetricKind::kRate, "nvidia"},
+    {"gpu.3.nvlinkTxBytes", "gpu.{i}.nvlinkTxBytes", "bytes/s", MetricKind::kRate, "nvidia"},
+    {"gpu.3.nvlinkRxBytes", "gpu.{i}.nvlinkRxBytes", "bytes/s", MetricKind::kRate, "nvidia"},
+    {"gpu.12.gpu", "gpu.{i}.gpu", "%", MetricKind::kGauge, "nvidia"},
+    {"gpu.process.12.gpu", "gpu.process.{i}.gpu", "%", MetricKind::kGauge, "nvidia"},
     {"cpu", "cpu", "%", MetricKind::kGauge, "process"},
     {"proc.cpu.threads", "proc.cpu.threads", "count", MetricKind::kGauge, "process"},
     {"cpu_percent", "cpu_percent", "%", MetricKind::kGauge, "cpu"},
@@ -149,10 +191,26 @@ TEST(FindMetricDefinition, EveryEmittedKey) {
 }
 
 TEST(FindMetricDefinition, UnknownKeys) {
-  for (std::string_view key :
-       {"", "bogus", "cpu.", "cpu.3", "cpu.3.cpu_percentx", "disk", "disk.", "disk..in", "disk.in.x",
-        "disk..usageGB", "network", "network.sent.x", "gpu.0.temp", "proc.memory", "runmon", "CPU",
-        "cgroup.cpu", "memory_percent "}) {
+  for (std::string_view key : {"",
+                               "bogus",
+                               "cpu.",
+                               "cpu.3",
+                               "cpu.3.cpu_percentx",
+                               "disk",
+                               "disk.",
+                               "disk..in",
+                               "disk.in.x",
+                               "disk..usageGB",
+                               "network",
+                               "network.sent.x",
+                               "gpu.0",
+                               "gpu.0.tempx",
+                               "gpu.process.0",
+                               "proc.memory",
+                               "runmon",
+                               "CPU",
+                               "cgroup.cpu",
+                               "memory_percent "}) {
     EXPECT_EQ(FindMetricDefinition(key), nullptr) << "'" << key << "'";
   }
 }
@@ -172,10 +230,10 @@ TEST(MetricCatalog, PatternsAreUniqueAndWellFormed) {
   const auto catalog = MetricCatalog();
   ASSERT_FALSE(catalog.empty());
   std::set<std::string_view> patterns;
-  const std::set<std::string_view> units = {"%",     "MiB",   "GiB",  "bytes", "bytes/s",
-                                            "MiB/s", "count", "CPUs", "ms"};
-  const std::set<std::string_view> sources = {"cpu",     "memory", "disk",  "network",
-                                              "process", "cgroup", "runmon"};
+  const std::set<std::string_view> units = {"%",    "MiB", "GiB", "bytes", "bytes/s", "MiB/s", "count",
+                                            "CPUs", "ms",  "°C",  "W",     "MHz",     "J",     "bitmask"};
+  const std::set<std::string_view> sources = {"cpu",     "memory", "disk",   "network",
+                                              "process", "cgroup", "runmon", "nvidia"};
   for (const auto& d : catalog) {
     SCOPED_TRACE(std::string(d.pattern));
     EXPECT_TRUE(patterns.insert(d.pattern).second) << "duplicate pattern";
