@@ -158,14 +158,17 @@ class NvidiaCollector final : public Collector {
     if (!started_) {
       if (auto status = Start(); !status) return status;
     }
-    tree_membership_.clear();
-    std::vector<std::string> newly_lost;
+    ancestors_this_tick_.clear();
+    gpu_processes_this_tick_.clear();
     for (auto& device : devices_) {
       if (device.lost) continue;
       CollectDevice(device, out);
-      if (device.lost) newly_lost.push_back(device.lost_reason);
+      if (device.lost) lost_reasons_.push_back(LostMessage(device));
     }
-    for (auto& reason : newly_lost) lost_reasons_.push_back(std::move(reason));
+    // Membership is kept for the processes still on a GPU; a PID that left every list is forgotten (so a
+    // reused PID is looked at afresh).
+    std::erase_if(membership_,
+                  [&](const auto& entry) { return gpu_processes_this_tick_.count(entry.first) == 0; });
     if (!lost_reasons_.empty()) {
       std::string message;
       for (const auto& reason : lost_reasons_) message += (message.empty() ? "" : "; ") + reason;
@@ -218,6 +221,9 @@ class NvidiaCollector final : public Collector {
     for (auto& instance : instances) instance.key_index = next_index++;
     devices_ = std::move(gpus);
     for (auto& instance : instances) devices_.push_back(std::move(instance));
+    for (const auto& device : devices_) {
+      if (device.lost) lost_reasons_.push_back(LostMessage(device));  // lost during the walk itself
+    }
     started_ = true;
     if (options_.publish_metadata) options_.publish_metadata(Metadata());
     return OkStatus();
@@ -354,9 +360,7 @@ class NvidiaCollector final : public Collector {
         return false;
       case Outcome::kLost:
         device.lost = true;
-        device.lost_reason =
-            fmt::format("GPU {} ({}) is gone ({} answered: {}); it is no longer sampled", device.key_index,
-                        device.identity.uuid, what, library_->ErrorString(code));
+        device.lost_reason = fmt::format("{} answered: {}", what, library_->ErrorString(code));
         return false;
       case Outcome::kRetry:
         return false;
@@ -524,29 +528,41 @@ class NvidiaCollector final : public Collector {
     }
   }
 
+  static std::string LostMessage(const GpuDevice& device) {
+    return fmt::format("GPU {} ({}) is gone ({}); it is no longer sampled", device.key_index,
+                       device.identity.uuid, device.lost_reason);
+  }
+
   // Whether `pid` is the monitored process or one of its descendants: its parent chain, read from
-  // /proc/PID/stat, reaches the root. Cached for the tick.
+  // /proc/PID/stat, reaches the root. The answer is kept while the PID stays in a GPU's process list, so a
+  // steady run reads nothing from /proc; ancestors walked through are remembered for the tick.
   bool InTree(long pid) {
     if (!options_.pid || *options_.pid <= 0) return false;
-    if (auto it = tree_membership_.find(pid); it != tree_membership_.end()) return it->second;
+    gpu_processes_this_tick_.insert(pid);
+    if (auto it = membership_.find(pid); it != membership_.end()) return it->second;
+    const long root = *options_.pid;
+    std::vector<long> walked;
     long current = pid;
     bool member = false;
-    for (int depth = 0; depth < 256 && current > 1; ++depth) {
-      if (current == *options_.pid) {
+    for (int depth = 0; depth < 256; ++depth) {
+      if (current == root) {
         member = true;
         break;
       }
-      if (auto it = tree_membership_.find(current); it != tree_membership_.end()) {
+      if (auto it = ancestors_this_tick_.find(current); it != ancestors_this_tick_.end()) {
         member = it->second;
         break;
       }
+      if (current <= 1) break;
+      walked.push_back(current);
       auto text = ReadFileToString(options_.paths.Proc(std::to_string(current) + "/stat"));
       if (!text) break;
       auto stat = ParsePidStat(*text);
       if (!stat || stat->ppid == current) break;
       current = stat->ppid;
     }
-    tree_membership_[pid] = member;
+    for (long visited : walked) ancestors_this_tick_[visited] = member;
+    membership_[pid] = member;
     return member;
   }
 
@@ -643,7 +659,9 @@ class NvidiaCollector final : public Collector {
   bool started_ = false;
   std::vector<GpuDevice> devices_;
   std::vector<std::string> lost_reasons_;
-  std::unordered_map<long, bool> tree_membership_;
+  std::unordered_map<long, bool> membership_;           // GPU processes still listed: in the tree?
+  std::unordered_map<long, bool> ancestors_this_tick_;  // processes walked through this tick
+  std::set<long> gpu_processes_this_tick_;
   std::vector<nvml::ProcessInfo> scratch_processes_ = std::vector<nvml::ProcessInfo>(64);
   std::vector<nvml::ProcessUtilizationSample> scratch_utilization_;
 };
