@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "collectors/nvidia/nvidia_collector.hpp"
+#include "host/file_reader.hpp"
 
 extern char** environ;
 
@@ -77,7 +78,26 @@ LinuxCollectorContext MakeContext(const Settings& settings, const HostPaths& pat
   const long pid = settings.pid.value_or(static_cast<long>(::getppid()));
   if (pid > 0) ctx.pid = pid;
   ctx.facts = DetectHostFacts(paths, settings, ctx.pid);
-  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) ctx.cuda_visible_devices = visible;
+  // The monitored process's CUDA_VISIBLE_DEVICES (it may differ from runmon's when attaching); runmon's
+  // own when that process's environment has none or cannot be read.
+  ctx.cuda_visible_devices = std::nullopt;
+  if (ctx.pid) {
+    if (auto environment = ReadFileToString(paths.Proc(std::to_string(*ctx.pid) + "/environ"))) {
+      std::string_view rest = *environment;
+      while (!rest.empty()) {
+        const size_t end = rest.find('\0');
+        const std::string_view entry = rest.substr(0, end);
+        if (entry.starts_with("CUDA_VISIBLE_DEVICES=")) {
+          ctx.cuda_visible_devices = std::string(entry.substr(21));
+        }
+        if (end == std::string_view::npos) break;
+        rest.remove_prefix(end + 1);
+      }
+    }
+  }
+  if (!ctx.cuda_visible_devices) {
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) ctx.cuda_visible_devices = visible;
+  }
   ctx.warn = Warn;
   return ctx;
 }

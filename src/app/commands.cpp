@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <future>
@@ -90,7 +91,8 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
 }
 
 // NVIDIA GPUs' metadata, or why there is none (under runmon.nvidia). A driver that hangs is given 10 s.
-nlohmann::json ProbeAccelerators(const LinuxCollectorContext& ctx, const Settings& settings) {
+nlohmann::json ProbeAccelerators(const LinuxCollectorContext& ctx, const Settings& settings,
+                                 bool& timed_out) {
   NvidiaOptions options;
   if (auto it = settings.other.find("x_stats_gpu_device_ids"); it != settings.other.end()) {
     if (auto ids = ParseGpuDeviceIds(it->second)) options.device_ids = *ids;
@@ -101,6 +103,7 @@ nlohmann::json ProbeAccelerators(const LinuxCollectorContext& ctx, const Setting
   auto future = promise->get_future();
   std::thread([promise, options] { promise->set_value(ProbeNvidiaMetadata(options)); }).detach();
   if (future.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    timed_out = true;
     return {{"runmon", {{"nvidia", {{"available", false}, {"reason", "NVML did not answer within 10 s"}}}}}};
   }
   auto probed = future.get();
@@ -116,8 +119,14 @@ int RunInfo(const SamplerFlags& flags) {
   }
   const LinuxCollectorContext ctx = MakeContext(*settings, flags.Paths());
   nlohmann::json metadata = ProbeHostMetadata(ctx, EnvironmentStrings());
-  metadata.merge_patch(ProbeAccelerators(ctx, *settings));
+  bool timed_out = false;
+  metadata.merge_patch(ProbeAccelerators(ctx, *settings, timed_out));
   fmt::print("{}\n", metadata.dump(2));
+  if (timed_out) {
+    // The probe's thread is still inside the driver: leave without running exit-time destructors under it.
+    std::fflush(stdout);
+    std::_Exit(0);
+  }
   return 0;
 }
 

@@ -172,20 +172,43 @@ uint64_t Monitor(const RunCommandOptions& options, const Settings& settings, con
     Warn(status.error());
   }
   // Facts a collector learns once it runs (GPU names and UUIDs, from its own lane) come as a second
-  // environment record, which W&B's readers merge with the first, and a rewritten wandb-metadata.json.
-  std::mutex metadata_mutex;
-  ctx.publish_metadata = [&](const nlohmann::json& more) {
-    std::lock_guard lock(metadata_mutex);
-    if (auto environment = runlog::MakeEnvironmentRecord(more, writer_id)) {
-      recorder.Add(*environment);
+  // environment record, which W&B's readers merge with the first, and a rewritten wandb-metadata.json. The
+  // state is shared and closed when this function returns: a lane stuck in a driver call may outlive the
+  // sampler, and must then find nothing to write to.
+  struct MetadataPublisher {
+    std::mutex mutex;
+    bool open = true;
+    nlohmann::json metadata;
+    std::filesystem::path file;
+    std::string writer_id;
+    runlog::RunRecorder* recorder = nullptr;
+  };
+  auto publisher = std::make_shared<MetadataPublisher>();
+  publisher->metadata = metadata;
+  publisher->file = metadata_file;
+  publisher->writer_id = writer_id;
+  publisher->recorder = &recorder;
+  ctx.publish_metadata = [publisher](const nlohmann::json& more) {
+    std::lock_guard lock(publisher->mutex);
+    if (!publisher->open) return;
+    if (auto environment = runlog::MakeEnvironmentRecord(more, publisher->writer_id)) {
+      publisher->recorder->Add(*environment);
     } else {
       Warn(environment.error());
     }
-    metadata.merge_patch(more);
-    if (auto status = runlog::WriteFileAtomically(metadata_file, metadata.dump(2) + "\n"); !status) {
+    publisher->metadata.merge_patch(more);
+    if (auto status = runlog::WriteFileAtomically(publisher->file, publisher->metadata.dump(2) + "\n");
+        !status) {
       Warn(status.error());
     }
   };
+  struct ClosePublisher {
+    std::shared_ptr<MetadataPublisher> publisher;
+    ~ClosePublisher() {
+      std::lock_guard lock(publisher->mutex);
+      publisher->open = false;
+    }
+  } close_publisher{publisher};
 
   uint64_t samples = 0;
   SamplerOptions sampler_options;

@@ -45,6 +45,7 @@ std::vector<CollectorSpec> BuiltinCollectors(const LinuxCollectorContext& ctx) {
   }
   nvidia.cuda_visible_devices = ctx.cuda_visible_devices;
   nvidia.pid = ctx.pid;
+  nvidia.whole_tree = ctx.settings.track_process_tree;
   nvidia.paths = ctx.paths;
   nvidia.publish_metadata = ctx.publish_metadata;
   std::string why_not;

@@ -658,6 +658,93 @@ TEST_F(NvidiaCollectorTest, ProcessListNotSupportedIsAskedOnce) {
   EXPECT_EQ(FakeHooks::Full().Calls("nvmlDeviceGetComputeRunningProcesses_v3", 0), 1u);
 }
 
+// One list failing leaves the other: a board that refuses the graphics list still gives the compute
+// list's share, every tick.
+TEST_F(NvidiaCollectorTest, GraphicsListNotSupportedKeepsTheComputeList) {
+  test::FixtureTree tree;
+  tree.Write("proc/4000/stat", test::PidStatLine(4000, "python", 'S', 1, 0, 0, 1, 100));
+  Json scenario = DefaultScenario(1);
+  scenario["devices"][0]["compute_processes"] = Json::array({{{"pid", 4000}, {"used_memory", 1000000}}});
+  scenario["devices"][0]["fail"] = {
+      {"nvmlDeviceGetGraphicsRunningProcesses_v3", {{"code", "NOT_SUPPORTED"}}}};
+  UseScenario(scenario);
+  NvidiaOptions options = Options();
+  options.pid = 4000;
+  options.paths = tree.paths();
+  auto collector = Make(std::move(options));
+  ASSERT_NE(collector, nullptr);
+  for (uint64_t tick = 0; tick < 3; ++tick) {
+    const Collected c = CollectTick(*collector, tick);
+    EXPECT_EQ(c["gpu.process.0.memoryAllocatedBytes"], 1000000.0) << "tick " << tick;
+  }
+  EXPECT_EQ(FakeHooks::Full().Calls("nvmlDeviceGetGraphicsRunningProcesses_v3", 0), 1u);
+}
+
+// --no-process-tree: the root process alone is the run, on the GPU as in /proc.
+TEST_F(NvidiaCollectorTest, WithoutTheTreeOnlyTheRootCounts) {
+  test::FixtureTree tree;
+  tree.Write("proc/4000/stat", test::PidStatLine(4000, "python", 'S', 1, 0, 0, 1, 100));
+  tree.Write("proc/4001/stat", test::PidStatLine(4001, "worker", 'S', 4000, 0, 0, 1, 110));
+  Json scenario = DefaultScenario(1);
+  scenario["devices"][0]["compute_processes"] =
+      Json::array({{{"pid", 4000}, {"used_memory", 1000}}, {{"pid", 4001}, {"used_memory", 2000}}});
+  UseScenario(scenario);
+  NvidiaOptions options = Options();
+  options.pid = 4000;
+  options.whole_tree = false;
+  options.paths = tree.paths();
+  auto collector = Make(std::move(options));
+  ASSERT_NE(collector, nullptr);
+  EXPECT_EQ(CollectTick(*collector, 0)["gpu.process.0.memoryAllocatedBytes"], 1000.0);
+}
+
+// A process whose /proc entry cannot be read yet is decided again next tick, not written off for good.
+TEST_F(NvidiaCollectorTest, AnUnreadableProcessIsLookedAtAgain) {
+  test::FixtureTree tree;
+  tree.Write("proc/4000/stat", test::PidStatLine(4000, "python", 'S', 1, 0, 0, 1, 100));
+  Json scenario = DefaultScenario(1);
+  scenario["devices"][0]["compute_processes"] = Json::array({{{"pid", 4001}, {"used_memory", 2000}}});
+  UseScenario(scenario);
+  NvidiaOptions options = Options();
+  options.pid = 4000;
+  options.paths = tree.paths();
+  auto collector = Make(std::move(options));
+  ASSERT_NE(collector, nullptr);
+  EXPECT_TRUE(Keys(CollectTick(*collector, 0), "gpu.process.").empty());
+  tree.Write("proc/4001/stat", test::PidStatLine(4001, "worker", 'S', 4000, 0, 0, 1, 110));
+  EXPECT_EQ(CollectTick(*collector, 1)["gpu.process.0.memoryAllocatedBytes"], 2000.0);
+}
+
+// CUDA ordinals count every GPU NVML has, not only the ones x_stats_gpu_device_ids reports.
+TEST_F(NvidiaCollectorTest, CudaOrdinalsIgnoreTheDeviceSelection) {
+  UseScenario(DefaultScenario(2));
+  NvidiaOptions options = Options();
+  options.device_ids = std::vector<unsigned>{1};
+  auto collector = Make(std::move(options));
+  ASSERT_NE(collector, nullptr);
+  (void)CollectTick(*collector, 0);
+  ASSERT_EQ(published_.size(), 1u);
+  const Json& devices = published_[0]["runmon"]["nvidia"]["devices"];
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0]["key"], "gpu.1");
+  EXPECT_EQ(devices[0]["cudaOrdinal"], 1);
+}
+
+// A GPU in MIG mode is not a CUDA device; its instances are.
+TEST_F(NvidiaCollectorTest, AGpuInMigModeHasNoCudaOrdinal) {
+  UseScenarioFile((test::FakeScenariosDir() / "a100_mig.json").string());
+  auto collector = Make(Options());
+  ASSERT_NE(collector, nullptr);
+  (void)CollectTick(*collector, 0);
+  ASSERT_EQ(published_.size(), 1u);
+  const Json& devices = published_[0]["runmon"]["nvidia"]["devices"];
+  ASSERT_EQ(devices.size(), 4u);
+  EXPECT_FALSE(devices[0].contains("cudaOrdinal"));
+  EXPECT_EQ(devices[0]["migMode"], true);
+  EXPECT_EQ(devices[1]["cudaOrdinal"], 0);
+  EXPECT_EQ(devices[3]["cudaOrdinal"], 2);
+}
+
 // ---- metadata --------------------------------------------------------------------------------------
 
 TEST_F(NvidiaCollectorTest, MetadataIsPublishedOnceFromTheLane) {

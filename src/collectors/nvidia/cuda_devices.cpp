@@ -16,6 +16,12 @@
 namespace runmon {
 namespace {
 
+// A GPU CUDA can see as a device of its own: not a MIG instance, and not a GPU in MIG mode (CUDA shows its
+// instances instead).
+bool CudaSeesGpu(const NvmlDeviceIdentity& device) {
+  return !device.is_mig && !device.mig_enabled;
+}
+
 constexpr std::string_view kGpuPrefix = "GPU-";
 constexpr std::string_view kMigPrefix = "MIG-";
 constexpr std::string_view kLegacyMigPrefix = "MIG-GPU-";
@@ -132,17 +138,18 @@ std::optional<size_t> FindDevice(const CudaDeviceSelector& selector,
   using Kind = CudaDeviceSelector::Kind;
   switch (selector.kind) {
     case Kind::kIndex:
-      return UniqueMatch(
-          devices, [&](const NvmlDeviceIdentity& d) { return !d.is_mig && d.nvml_index == selector.index; });
+      return UniqueMatch(devices, [&](const NvmlDeviceIdentity& d) {
+        return CudaSeesGpu(d) && d.nvml_index == selector.index;
+      });
     case Kind::kUuid: {
       // A complete UUID names its GPU even if (in a made-up list) it were also a prefix of another.
       if (auto exact = UniqueMatch(devices, [&](const NvmlDeviceIdentity& d) {
-            return !d.is_mig && UuidMatches(d.uuid, selector.uuid, kGpuPrefix, false);
+            return CudaSeesGpu(d) && UuidMatches(d.uuid, selector.uuid, kGpuPrefix, false);
           })) {
         return exact;
       }
       return UniqueMatch(devices, [&](const NvmlDeviceIdentity& d) {
-        return !d.is_mig && UuidMatches(d.uuid, selector.uuid, kGpuPrefix, true);
+        return CudaSeesGpu(d) && UuidMatches(d.uuid, selector.uuid, kGpuPrefix, true);
       });
     }
     case Kind::kMigUuid:
@@ -193,7 +200,9 @@ std::vector<std::optional<unsigned>> MapCudaOrdinals(
       if (x.nvml_index != y.nvml_index) return x.nvml_index < y.nvml_index;
       return !x.is_mig && y.is_mig;
     });
-    for (const size_t i : order) ordinals[i] = next++;
+    for (const size_t i : order) {
+      if (devices[i].is_mig || CudaSeesGpu(devices[i])) ordinals[i] = next++;
+    }
     return ordinals;
   }
   for (const auto& selector : *selectors) {

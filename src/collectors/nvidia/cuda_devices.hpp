@@ -16,8 +16,8 @@ namespace runmon {
 struct CudaDeviceSelector {
   enum class Kind { kIndex, kUuid, kMigUuid, kLegacyMig };
   Kind kind = Kind::kIndex;
-  unsigned index = 0;     // kIndex
-  std::string uuid;       // kUuid: "GPU-..." (possibly a prefix); kMigUuid: "MIG-..."; kLegacyMig: "GPU-..."
+  unsigned index = 0;  // kIndex
+  std::string uuid;    // kUuid: "GPU-..." (possibly a prefix); kMigUuid: "MIG-..."; kLegacyMig: "GPU-..."
   unsigned gpu_instance = 0;      // kLegacyMig
   unsigned compute_instance = 0;  // kLegacyMig
 };
@@ -27,20 +27,23 @@ std::optional<std::vector<CudaDeviceSelector>> ParseCudaVisibleDevices(std::opti
 
 // What NVML says about one device the collector reports (a GPU, or a MIG instance of one).
 struct NvmlDeviceIdentity {
-  unsigned nvml_index = 0;     // of the GPU (the parent, for a MIG instance)
-  std::string uuid;            // "GPU-..." or, for a MIG instance, "MIG-..."
+  unsigned nvml_index = 0;  // of the GPU (the parent, for a MIG instance)
+  std::string uuid;         // "GPU-..." or, for a MIG instance, "MIG-..."
   bool is_mig = false;
-  std::string parent_uuid;     // for a MIG instance
-  unsigned gpu_instance = 0;   // for a MIG instance
-  unsigned compute_instance = 0;
+  bool mig_enabled = false;              // a GPU in MIG mode: CUDA shows its instances, not the GPU itself
+  std::string parent_uuid;               // for a MIG instance
+  std::optional<unsigned> gpu_instance;  // for a MIG instance, when NVML says
+  std::optional<unsigned> compute_instance;
 };
 
 // The CUDA ordinal each device has for the run (its position among the visible devices), or nullopt when
 // CUDA cannot see it. Index selectors name GPUs in NVML's order (PCI bus order: what CUDA uses with
 // CUDA_DEVICE_ORDER=PCI_BUS_ID, and with identical GPUs). A UUID prefix that matches more than one device,
 // or none, ends the list like an invalid entry; so does a device listed twice. Index and GPU-UUID selectors
-// match GPUs (entries with is_mig false), MIG selectors match MIG instances.
-std::vector<std::optional<unsigned>> MapCudaOrdinals(const std::optional<std::vector<CudaDeviceSelector>>& selectors,
-                                                     const std::vector<NvmlDeviceIdentity>& devices);
+// match GPUs (not MIG instances, not GPUs in MIG mode, which CUDA does not show), MIG selectors match MIG
+// instances. Pass every device NVML enumerates, not only the ones reported, or the ordinals shift.
+std::vector<std::optional<unsigned>> MapCudaOrdinals(
+    const std::optional<std::vector<CudaDeviceSelector>>& selectors,
+    const std::vector<NvmlDeviceIdentity>& devices);
 
 }  // namespace runmon

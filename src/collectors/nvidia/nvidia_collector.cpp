@@ -36,6 +36,7 @@ enum Family : size_t {
   kMemory,
   kMemoryV2,
   kTemperature,
+  kTemperatureV,
   kPower,
   kPowerLimit,
   kEnergy,
@@ -47,7 +48,8 @@ enum Family : size_t {
   kEncoder,
   kFan,
   kClockReasons,
-  kProcesses,
+  kComputeProcesses,
+  kGraphicsProcesses,
   kProcessUtilization,
   kGpm,
   kFamilyCount
@@ -121,7 +123,8 @@ constexpr std::array kGpmKeys = {
 static_assert(kGpmKeys.size() <= nvml::kGpmMetricsCapacity);
 
 struct GpuDevice {
-  unsigned key_index = 0;  // i in gpu.{i}
+  unsigned key_index = 0;        // i in gpu.{i}
+  size_t identity_position = 0;  // in the list of every device NVML enumerated (for CUDA ordinals)
   nvml::Device handle = nullptr;
   NvmlDeviceIdentity identity;
   std::string name;
@@ -194,23 +197,33 @@ class NvidiaCollector final : public Collector {
                                 options_.device_ids->end();
       GpuDevice gpu = Describe(handle, index);
       gpu.key_index = index;
+      gpu.identity_position = all_identities_.size();
+      all_identities_.push_back(gpu.identity);
+      const size_t gpu_position = gpu.identity_position;
       if (api_.device_get_mig_mode != nullptr && api_.device_get_max_mig_device_count != nullptr &&
           api_.device_get_mig_device_handle_by_index != nullptr) {
         unsigned current = 0, pending = 0, slots = 0;
         if (api_.device_get_mig_mode(handle, &current, &pending) == nvml::kSuccess && current == 1 &&
             api_.device_get_max_mig_device_count(handle, &slots) == nvml::kSuccess) {
+          all_identities_[gpu_position].mig_enabled = true;
+          gpu.identity.mig_enabled = true;
           for (unsigned slot = 0; slot < slots; ++slot) {
             nvml::Device mig = nullptr;
             if (api_.device_get_mig_device_handle_by_index(handle, slot, &mig) != nvml::kSuccess) continue;
             GpuDevice instance = Describe(mig, index);
             instance.identity.is_mig = true;
             instance.identity.parent_uuid = gpu.identity.uuid;
-            if (api_.device_get_gpu_instance_id != nullptr) {
-              api_.device_get_gpu_instance_id(mig, &instance.identity.gpu_instance);
+            unsigned id = 0;
+            if (api_.device_get_gpu_instance_id != nullptr &&
+                api_.device_get_gpu_instance_id(mig, &id) == nvml::kSuccess) {
+              instance.identity.gpu_instance = id;
             }
-            if (api_.device_get_compute_instance_id != nullptr) {
-              api_.device_get_compute_instance_id(mig, &instance.identity.compute_instance);
+            if (api_.device_get_compute_instance_id != nullptr &&
+                api_.device_get_compute_instance_id(mig, &id) == nvml::kSuccess) {
+              instance.identity.compute_instance = id;
             }
+            instance.identity_position = all_identities_.size();
+            all_identities_.push_back(instance.identity);
             if (selected) instances.push_back(std::move(instance));
           }
         }
@@ -231,8 +244,7 @@ class NvidiaCollector final : public Collector {
 
   nlohmann::json Metadata() const {
     nlohmann::json meta = nlohmann::json::object();
-    std::vector<NvmlDeviceIdentity> identities;
-    for (const auto& device : devices_) identities.push_back(device.identity);
+    const auto& identities = all_identities_;
     const auto ordinals = MapCudaOrdinals(
         ParseCudaVisibleDevices(options_.cuda_visible_devices
                                     ? std::optional<std::string_view>(*options_.cuda_visible_devices)
@@ -249,11 +261,15 @@ class NvidiaCollector final : public Collector {
       if (!device.identity.uuid.empty()) entry["uuid"] = device.identity.uuid;
       if (!device.pci_bus_id.empty()) entry["pciBusId"] = device.pci_bus_id;
       if (device.memory_total > 0) entry["memoryTotal"] = std::to_string(device.memory_total);
-      if (i < ordinals.size() && ordinals[i]) entry["cudaOrdinal"] = *ordinals[i];
+      if (const size_t at = device.identity_position; at < ordinals.size() && ordinals[at]) {
+        entry["cudaOrdinal"] = *ordinals[at];
+      }
+      if (device.identity.mig_enabled) entry["migMode"] = true;
       if (device.identity.is_mig) {
-        entry["mig"] = {{"parentUuid", device.identity.parent_uuid},
-                        {"gpuInstance", device.identity.gpu_instance},
-                        {"computeInstance", device.identity.compute_instance}};
+        nlohmann::json mig = {{"parentUuid", device.identity.parent_uuid}};
+        if (device.identity.gpu_instance) mig["gpuInstance"] = *device.identity.gpu_instance;
+        if (device.identity.compute_instance) mig["computeInstance"] = *device.identity.compute_instance;
+        entry["mig"] = mig;
       } else {
         ++gpu_count;
         nlohmann::json info = nlohmann::json::object();
@@ -541,7 +557,9 @@ class NvidiaCollector final : public Collector {
     gpu_processes_this_tick_.insert(pid);
     if (auto it = membership_.find(pid); it != membership_.end()) return it->second;
     const long root = *options_.pid;
+    if (!options_.whole_tree) return pid == root;
     std::vector<long> walked;
+    bool known = true;  // false when a /proc read failed: the answer is not kept
     long current = pid;
     bool member = false;
     for (int depth = 0; depth < 256; ++depth) {
@@ -556,20 +574,28 @@ class NvidiaCollector final : public Collector {
       if (current <= 1) break;
       walked.push_back(current);
       auto text = ReadFileToString(options_.paths.Proc(std::to_string(current) + "/stat"));
-      if (!text) break;
-      auto stat = ParsePidStat(*text);
-      if (!stat || stat->ppid == current) break;
+      std::optional<PidStat> stat;
+      if (text) {
+        if (auto parsed = ParsePidStat(*text)) stat = *parsed;
+      }
+      if (!stat) {
+        // Gone (not ours, for this tick) or unreadable for now: decided again next tick.
+        known = false;
+        break;
+      }
+      if (stat->ppid == current) break;
       current = stat->ppid;
     }
     for (long visited : walked) ancestors_this_tick_[visited] = member;
-    membership_[pid] = member;
+    if (known) membership_[pid] = member;
     return member;
   }
 
   // Both process lists, with NVML's sizing protocol (the list can grow between the two calls).
-  bool ReadProcesses(GpuDevice& device, Return (*list)(nvml::Device, unsigned*, nvml::ProcessInfo*),
+  bool ReadProcesses(GpuDevice& device, Family family,
+                     Return (*list)(nvml::Device, unsigned*, nvml::ProcessInfo*),
                      std::vector<nvml::ProcessInfo>& into) {
-    if (list == nullptr) return true;
+    if (list == nullptr || device.off.test(family) || device.lost) return false;
     for (int attempt = 0; attempt < 4; ++attempt) {
       unsigned count = static_cast<unsigned>(scratch_processes_.size());
       const Return code = list(device.handle, &count, scratch_processes_.data());
@@ -578,7 +604,7 @@ class NvidiaCollector final : public Collector {
                     scratch_processes_.begin() + std::min<size_t>(count, scratch_processes_.size()));
         return true;
       }
-      if (code != nvml::kInsufficientSize) return Handle(device, kProcesses, code, "running processes");
+      if (code != nvml::kInsufficientSize) return Handle(device, family, code, "running processes");
       scratch_processes_.resize(
           std::min<size_t>(std::max<size_t>(count, scratch_processes_.size()) * 2 + 8, 1u << 16));
     }
@@ -586,10 +612,14 @@ class NvidiaCollector final : public Collector {
   }
 
   void CollectProcesses(GpuDevice& device, const DeviceValues& values, MetricBatch& out) {
-    if (!options_.pid || *options_.pid <= 0 || device.lost || device.off.test(kProcesses)) return;
+    if (!options_.pid || *options_.pid <= 0 || device.lost) return;
+    // Each list stands alone: a board without graphics processes still has its compute list.
     std::vector<nvml::ProcessInfo> processes;
-    if (!ReadProcesses(device, api_.device_get_compute_running_processes, processes)) return;
-    if (!ReadProcesses(device, api_.device_get_graphics_running_processes, processes)) return;
+    const bool compute =
+        ReadProcesses(device, kComputeProcesses, api_.device_get_compute_running_processes, processes);
+    const bool graphics =
+        ReadProcesses(device, kGraphicsProcesses, api_.device_get_graphics_running_processes, processes);
+    if (!compute && !graphics) return;
     std::set<unsigned> ours;
     unsigned long long memory = 0;
     bool memory_known = false;
@@ -658,6 +688,7 @@ class NvidiaCollector final : public Collector {
   NvidiaOptions options_;
   bool started_ = false;
   std::vector<GpuDevice> devices_;
+  std::vector<NvmlDeviceIdentity> all_identities_;  // every device NVML enumerated, reported or not
   std::vector<std::string> lost_reasons_;
   std::unordered_map<long, bool> membership_;           // GPU processes still listed: in the tree?
   std::unordered_map<long, bool> ancestors_this_tick_;  // processes walked through this tick

@@ -25,6 +25,7 @@ struct NvidiaOptions {
   std::optional<std::vector<unsigned>> device_ids;  // x_stats_gpu_device_ids: NVML indices to report
   std::optional<std::string> cuda_visible_devices;  // the run's CUDA_VISIBLE_DEVICES, for CUDA ordinals
   std::optional<long> pid;                          // root of the monitored tree: gpu.process.{i}.*
+  bool whole_tree = true;                           // false: the root process alone (--no-process-tree)
   HostPaths paths;                                  // /proc, to tell whether a GPU process is in the tree
   std::function<void(const nlohmann::json&)> publish_metadata;  // wandb-metadata.json fields
 };

@@ -58,6 +58,7 @@ Result<std::unique_ptr<Library>> Library::Open(const std::string& path) {
   Resolve(handle, f.device_get_memory_info_v2, {"nvmlDeviceGetMemoryInfo_v2"});
   Resolve(handle, f.device_get_utilization_rates, {"nvmlDeviceGetUtilizationRates"});
   Resolve(handle, f.device_get_temperature, {"nvmlDeviceGetTemperature"});
+  Resolve(handle, f.device_get_temperature_v, {"nvmlDeviceGetTemperatureV"});
   Resolve(handle, f.device_get_power_usage, {"nvmlDeviceGetPowerUsage"});
   Resolve(handle, f.device_get_enforced_power_limit, {"nvmlDeviceGetEnforcedPowerLimit"});
   Resolve(handle, f.device_get_total_energy_consumption, {"nvmlDeviceGetTotalEnergyConsumption"});

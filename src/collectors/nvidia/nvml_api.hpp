@@ -47,6 +47,13 @@ struct MemoryV2 {  // nvmlMemory_v2_t: used excludes reserved (as nvidia-smi sho
 // NVML_STRUCT_VERSION(Memory, 2): sizeof | 2 << 24. The documented "2" fails with FUNCTION_NOT_FOUND.
 inline constexpr unsigned kMemoryV2Version = static_cast<unsigned>(sizeof(MemoryV2)) | (2u << 24);
 
+struct TemperatureV1 {  // nvmlTemperature_v1_t, for nvmlDeviceGetTemperatureV (drivers from 2025 on)
+  unsigned version;
+  unsigned sensor_type;
+  int temperature;
+};
+inline constexpr unsigned kTemperatureV1Version = static_cast<unsigned>(sizeof(TemperatureV1)) | (1u << 24);
+
 struct Utilization {
   unsigned gpu;
   unsigned memory;
@@ -103,6 +110,7 @@ static_assert(sizeof(Memory) == 24);
 static_assert(sizeof(MemoryV2) == 40 && offsetof(MemoryV2, total) == 8 && offsetof(MemoryV2, used) == 32);
 static_assert(kMemoryV2Version == 0x02000028);
 static_assert(sizeof(Utilization) == 8);
+static_assert(sizeof(TemperatureV1) == 12 && kTemperatureV1Version == 0x0100000C);
 static_assert(sizeof(ProcessInfo) == 24 && offsetof(ProcessInfo, used_gpu_memory) == 8 &&
               offsetof(ProcessInfo, compute_instance_id) == 20);
 static_assert(sizeof(ProcessUtilizationSample) == 32 && offsetof(ProcessUtilizationSample, sm_util) == 16);
@@ -134,7 +142,8 @@ struct Functions {
   Return (*device_get_memory_info)(Device, Memory*) = nullptr;
   Return (*device_get_memory_info_v2)(Device, MemoryV2*) = nullptr;
   Return (*device_get_utilization_rates)(Device, Utilization*) = nullptr;
-  Return (*device_get_temperature)(Device, unsigned, unsigned*) = nullptr;
+  Return (*device_get_temperature)(Device, unsigned, unsigned*) = nullptr;  // deprecated in NVML 13
+  Return (*device_get_temperature_v)(Device, TemperatureV1*) = nullptr;
   Return (*device_get_power_usage)(Device, unsigned*) = nullptr;
   Return (*device_get_enforced_power_limit)(Device, unsigned*) = nullptr;
   Return (*device_get_total_energy_consumption)(Device, unsigned long long*) = nullptr;
