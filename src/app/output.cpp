@@ -7,35 +7,9 @@
 #include <fmt/format.h>
 
 #include "core/catalog.hpp"
+#include "core/utf8.hpp"
 
 namespace runmon {
-namespace {
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0.
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char lead = byte(i);
-  size_t length = 0;
-  uint32_t min = 0;
-  if (lead >= 0xC2 && lead <= 0xDF)
-    length = 2, min = 0x80;
-  else if (lead >= 0xE0 && lead <= 0xEF)
-    length = 3, min = 0x800;
-  else if (lead >= 0xF0 && lead <= 0xF4)
-    length = 4, min = 0x10000;
-  else
-    return 0;
-  if (i + length > s.size()) return 0;
-  uint32_t code = lead & (0xFF >> (length + 1));
-  for (size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    code = (code << 6) | (byte(i + k) & 0x3F);
-  }
-  if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
-  return length;
-}
-
-}  // namespace
 
 void AppendJsonString(std::string& out, std::string_view text) {
   out += '"';

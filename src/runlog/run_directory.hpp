@@ -11,14 +11,15 @@
 #include <string_view>
 
 #include "core/result.hpp"
+#include "core/utf8.hpp"
 
 namespace runmon::runlog {
 
 std::string GenerateRunId();
 Status ValidateRunId(std::string_view id);
-bool IsValidUtf8(std::string_view text);
-// Replaces each byte that is not part of valid UTF-8 with U+FFFD (protobuf strings must be UTF-8).
-std::string ToValidUtf8(std::string_view text);
+// UTF-8 checks live in core/utf8.hpp (protobuf strings must be UTF-8); used here under runlog's names.
+using runmon::IsValidUtf8;
+using runmon::ToValidUtf8;
 
 std::string RunDirectoryName(double start_time, std::string_view id);
 

@@ -1,0 +1,18 @@
+// UTF-8 checks shared by everything that passes text on: protobuf strings in the run log must be valid
+// UTF-8, JSON output replaces what is not, and exposition parsers reject it. Overlong forms, surrogates
+// and code points above U+10FFFF are invalid.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace runmon {
+
+// Length of the valid UTF-8 sequence starting at text[i] (1 for ASCII), or 0 when none starts there.
+size_t Utf8SequenceLength(std::string_view text, size_t i);
+bool IsValidUtf8(std::string_view text);
+// Replaces each byte that does not start a valid sequence with U+FFFD.
+std::string ToValidUtf8(std::string_view text);
+
+}  // namespace runmon
