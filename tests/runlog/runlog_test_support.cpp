@@ -290,17 +290,6 @@ const char* OutcomeName(ReadOutcome outcome) {
   return "?";
 }
 
-TempDir::TempDir() {
-  std::string pattern = (fs::temp_directory_path() / "runmon-runlog-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  fs::remove_all(path_, ignored);
-}
-
 std::string ReadFileBytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open " + path.string());

@@ -16,6 +16,7 @@
 #include "runlog/log_format.hpp"
 #include "runlog/log_reader.hpp"
 #include "runlog/wandb_record.pb.h"
+#include "support/temp_dir.hpp"
 
 namespace runmon::runlog::testing {
 
@@ -83,17 +84,7 @@ const char* OutcomeName(ReadOutcome outcome);
 void StripDecodedValues(nlohmann::json& json);
 
 // Files.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using runmon::test::TempDir;
 
 std::string ReadFileBytes(const std::filesystem::path& path);
 void WriteFileBytes(const std::filesystem::path& path, std::string_view bytes);

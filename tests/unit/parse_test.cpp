@@ -1146,13 +1146,15 @@ TEST(ParseLoadavgLastPid, Errors) {
 }
 
 TEST(FindOsReleaseValue, ShellEscapesInsideDoubleQuotes) {
-  EXPECT_EQ(*FindOsReleaseValue("PRETTY_NAME=\"Foo \\\"Bar\\\" \\$5 \\\\ok\"\n", "PRETTY_NAME"), "Foo \"Bar\" $5 \\ok");
+  EXPECT_EQ(*FindOsReleaseValue("PRETTY_NAME=\"Foo \\\"Bar\\\" \\$5 \\\\ok\"\n", "PRETTY_NAME"),
+            "Foo \"Bar\" $5 \\ok");
   EXPECT_EQ(*FindOsReleaseValue("NAME='a \\\" b'\n", "NAME"), "a \\\" b");  // single quotes: literal
 }
 
 TEST(ParseCpuinfo, Ppc64ModelUnderCpu) {
-  const auto info = ParseCpuinfo("processor\t: 0\ncpu\t\t: POWER9 (raw), altivec supported\n\n"
-                                 "processor\t: 1\ncpu\t\t: POWER9 (raw), altivec supported\n");
+  const auto info = ParseCpuinfo(
+      "processor\t: 0\ncpu\t\t: POWER9 (raw), altivec supported\n\n"
+      "processor\t: 1\ncpu\t\t: POWER9 (raw), altivec supported\n");
   ASSERT_TRUE(info.ok()) << info.error();
   EXPECT_EQ(info->logical_count, 2u);
   EXPECT_EQ(info->model_name, "POWER9 (raw), altivec supported");

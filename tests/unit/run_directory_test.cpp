@@ -14,23 +14,14 @@
 
 #include <gtest/gtest.h>
 
+#include "support/temp_dir.hpp"
+
 namespace runmon::runlog {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "runmon-run-directory-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 void Touch(const fs::path& path) {
   std::ofstream(path) << "x";
@@ -52,8 +43,8 @@ TEST(RunId, FollowsWandbRulesAndIsSafeAsAFileName) {
   for (const char* good : {"abc12345", "my-run_1", "Run.7", "é-ü", "x"}) {
     EXPECT_TRUE(ValidateRunId(good).ok()) << good;
   }
-  for (const char* bad : {"", " lead", "trail ", "a:b", "a;b", "a,b", "a#b", "a?b", "a/b", "a'b", "a\\b", ".", "..",
-                          "tab\there", "bell\a"}) {
+  for (const char* bad : {"", " lead", "trail ", "a:b", "a;b", "a,b", "a#b", "a?b", "a/b", "a'b", "a\\b", ".",
+                          "..", "tab\there", "bell\a"}) {
     const Status status = ValidateRunId(bad);
     EXPECT_FALSE(status.ok()) << bad;
   }
@@ -71,7 +62,10 @@ TEST(Utf8, ValidatesAndRepairs) {
   EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));                         // a surrogate
   EXPECT_FALSE(IsValidUtf8("\xF4\x90\x80\x80"));                     // above U+10FFFF
   EXPECT_FALSE(IsValidUtf8("\x80"));
-  EXPECT_EQ(ToValidUtf8("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(ToValidUtf8("a\xFF"
+                        "b"),
+            "a\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(ToValidUtf8("\xC3\xA9"), "\xC3\xA9");
   EXPECT_EQ(ToValidUtf8("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_TRUE(IsValidUtf8(ToValidUtf8("\xF0\x9F\x98")));
