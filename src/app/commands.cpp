@@ -26,7 +26,6 @@
 #include "app/output.hpp"
 #include "app/run_command.hpp"
 #include "collectors/builtin.hpp"
-#include "collectors/nvidia/nvidia_collector.hpp"
 #include "config/settings.hpp"
 #include "core/catalog.hpp"
 #include "host/file_reader.hpp"
@@ -91,14 +90,8 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
 }
 
 // NVIDIA GPUs' metadata, or why there is none (under runmon.nvidia). A driver that hangs is given 10 s.
-nlohmann::json ProbeAccelerators(const LinuxCollectorContext& ctx, const Settings& settings,
-                                 bool& timed_out) {
-  NvidiaOptions options;
-  if (auto it = settings.other.find("x_stats_gpu_device_ids"); it != settings.other.end()) {
-    if (auto ids = ParseGpuDeviceIds(it->second)) options.device_ids = *ids;
-  }
-  options.cuda_visible_devices = ctx.cuda_visible_devices;
-  options.paths = ctx.paths;
+nlohmann::json ProbeAccelerators(const LinuxCollectorContext& ctx, bool& timed_out) {
+  const NvidiaOptions options = NvidiaOptionsFor(ctx);
   auto promise = std::make_shared<std::promise<Result<nlohmann::json>>>();
   auto future = promise->get_future();
   std::thread([promise, options] { promise->set_value(ProbeNvidiaMetadata(options)); }).detach();
@@ -120,7 +113,7 @@ int RunInfo(const SamplerFlags& flags) {
   const LinuxCollectorContext ctx = MakeContext(*settings, flags.Paths());
   nlohmann::json metadata = ProbeHostMetadata(ctx, EnvironmentStrings());
   bool timed_out = false;
-  metadata.merge_patch(ProbeAccelerators(ctx, *settings, timed_out));
+  metadata.merge_patch(ProbeAccelerators(ctx, timed_out));
   fmt::print("{}\n", metadata.dump(2));
   if (timed_out) {
     // The probe's thread is still inside the driver: leave without running exit-time destructors under it.

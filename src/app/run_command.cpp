@@ -20,6 +20,8 @@
 #include <mutex>
 #include <thread>
 
+#include <google/protobuf/util/time_util.h>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -35,22 +37,6 @@ namespace {
 
 double WallSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::string Rfc3339(double seconds) {
-  const auto whole = static_cast<time_t>(seconds);
-  tm utc{};
-  gmtime_r(&whole, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
-  const auto micros = static_cast<long>((seconds - static_cast<double>(whole)) * 1e6);
-  return fmt::format("{}.{:06}Z", text, micros);
-}
-
-std::string HostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof(name) - 1) != 0) return {};
-  return runlog::ToValidUtf8(name);
 }
 
 // What a stop signal does, shared with the signal thread: forward to the command, or stop the sampler.
@@ -147,7 +133,9 @@ uint64_t Monitor(const RunCommandOptions& options, const Settings& settings, con
   LinuxCollectorContext ctx = MakeContext(effective, paths);
 
   nlohmann::json metadata = ProbeHostMetadata(ctx, EnvironmentStrings());
-  metadata["startedAt"] = Rfc3339(start_time);
+  google::protobuf::Timestamp started;
+  runlog::SetTimestamp(start_time, started);
+  metadata["startedAt"] = google::protobuf::util::TimeUtil::ToString(started);
   if (!options.command.empty()) {
     metadata["program"] = runlog::ToValidUtf8(options.command.front());
     nlohmann::json args = nlohmann::json::array();
@@ -330,7 +318,7 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
       .run_id = id,
       .project = options.project,
       .display_name = options.name.empty() ? DefaultDisplayName(options.command) : options.name,
-      .host = HostName(),
+      .host = runlog::ToValidUtf8(HostName()),
       .start_time = start_time,
       .tags = {}};
   auto run_record = runlog::MakeRunRecord(run_info);

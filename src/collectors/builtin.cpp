@@ -10,8 +10,6 @@
 
 #include <fmt/format.h>
 
-#include "collectors/nvidia/nvidia_collector.hpp"
-
 namespace runmon {
 
 Clocks Clocks::System() {
@@ -21,6 +19,19 @@ Clocks Clocks::System() {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
   };
   return Clocks{[read] { return read(CLOCK_BOOTTIME); }, [read] { return read(CLOCK_MONOTONIC); }};
+}
+
+NvidiaOptions NvidiaOptionsFor(const LinuxCollectorContext& ctx) {
+  NvidiaOptions nvidia;
+  if (auto it = ctx.settings.other.find("x_stats_gpu_device_ids"); it != ctx.settings.other.end()) {
+    if (auto ids = ParseGpuDeviceIds(it->second)) nvidia.device_ids = *ids;  // validated with the settings
+  }
+  nvidia.cuda_visible_devices = ctx.cuda_visible_devices;
+  nvidia.pid = ctx.pid;
+  nvidia.whole_tree = ctx.settings.track_process_tree;
+  nvidia.paths = ctx.paths;
+  nvidia.publish_metadata = ctx.publish_metadata;
+  return nvidia;
 }
 
 std::vector<CollectorSpec> BuiltinCollectors(const LinuxCollectorContext& ctx) {
@@ -36,20 +47,8 @@ std::vector<CollectorSpec> BuiltinCollectors(const LinuxCollectorContext& ctx) {
 
   // NVIDIA: a lane of its own, so a driver call that hangs delays nothing else. No library, no collector;
   // that is only worth a word when the library was named explicitly.
-  NvidiaOptions nvidia;
-  if (auto ids =
-          ParseGpuDeviceIds(ctx.settings.other.count("x_stats_gpu_device_ids") != 0
-                                ? std::optional<std::string>(ctx.settings.other.at("x_stats_gpu_device_ids"))
-                                : std::nullopt)) {
-    nvidia.device_ids = *ids;
-  }
-  nvidia.cuda_visible_devices = ctx.cuda_visible_devices;
-  nvidia.pid = ctx.pid;
-  nvidia.whole_tree = ctx.settings.track_process_tree;
-  nvidia.paths = ctx.paths;
-  nvidia.publish_metadata = ctx.publish_metadata;
   std::string why_not;
-  if (auto collector = MakeNvidiaCollector(std::move(nvidia), &why_not)) {
+  if (auto collector = MakeNvidiaCollector(NvidiaOptionsFor(ctx), &why_not)) {
     specs.push_back({std::move(collector), "nvidia"});
   } else if (const char* named = std::getenv("RUNMON_NVML_LIBRARY");
              named != nullptr && *named != '\0' && ctx.warn) {

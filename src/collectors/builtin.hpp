@@ -9,6 +9,7 @@
 
 #include "collectors/collector.hpp"
 #include "collectors/linux/linux_collectors.hpp"
+#include "collectors/nvidia/nvidia_collector.hpp"
 
 namespace runmon {
 
@@ -18,5 +19,8 @@ struct CollectorSpec {
 };
 
 std::vector<CollectorSpec> BuiltinCollectors(const LinuxCollectorContext& ctx);
+
+// The NVIDIA collector's options for a context (also what `runmon info` probes with).
+NvidiaOptions NvidiaOptionsFor(const LinuxCollectorContext& ctx);
 
 }  // namespace runmon

@@ -49,13 +49,13 @@ std::string OsString() {
                      gnu_get_libc_version());
 }
 
+}  // namespace
+
 std::string HostName() {
   char name[256] = {};
   if (::gethostname(name, sizeof(name) - 1) != 0) return {};
   return name;
 }
-
-}  // namespace
 
 nlohmann::json ProbeHostMetadata(const LinuxCollectorContext& ctx,
                                  const std::vector<std::string>& environment) {

@@ -64,6 +64,9 @@ std::unique_ptr<Collector> MakeProcessTreeCollector(const LinuxCollectorContext&
 std::unique_ptr<Collector> MakeCgroupCollector(const LinuxCollectorContext& ctx);
 std::unique_ptr<Collector> MakeSelfCostCollector(const LinuxCollectorContext& ctx);
 
+// The machine's host name (empty when it cannot be read).
+std::string HostName();
+
 // Static metadata in W&B's wandb-metadata.json layout plus runmon's additions (metrics.md A.3, B 11.4).
 // `environment` holds "NAME=VALUE" strings (scheduler identity comes from SLURM_*, RANK, ...).
 nlohmann::json ProbeHostMetadata(const LinuxCollectorContext& ctx,
