@@ -1,7 +1,8 @@
-// Fuzzes ParseCudaVisibleDevices (CUDA_VISIBLE_DEVICES) and MapCudaOrdinals: no crash; the selectors are
-// the leading entries of the value in order, an index one only from an entry of plain digits; and over a
-// small synthetic machine (GPUs sharing a UUID prefix, a MIG-mode GPU with instances) the ordinals are
-// distinct and exactly 0..k-1, with k no more than the selectors (every device listed for an unset value).
+// Fuzzes ParseCudaVisibleDevices (CUDA_VISIBLE_DEVICES), MapCudaOrdinals and ParseGpuDeviceIds: no crash; the
+// selectors are the leading entries of the value in order, an index one only from an entry of plain digits;
+// and over a small synthetic machine (GPUs sharing a UUID prefix, a MIG-mode GPU with instances) the ordinals
+// are distinct and exactly 0..k-1, with k no more than the selectors (every device listed for an unset
+// value).
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -74,6 +75,11 @@ size_t CheckOrdinals(const std::vector<std::optional<unsigned>>& ordinals, size_
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view value = runmon::fuzz::AsText(data, size);
+  // The same bytes as x_stats_gpu_device_ids: an error or indices that fit NVML's range.
+  if (auto ids = runmon::ParseGpuDeviceIds(std::string(value)); ids && *ids) {
+    for (unsigned id : **ids) FUZZ_CHECK(id <= 0xFFFF);
+  }
+
   const auto selectors = runmon::ParseCudaVisibleDevices(value);
   FUZZ_CHECK(selectors.has_value());
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "collectors/linux/parse/procfs_parse.hpp"
 #include "collectors/nvidia/nvidia_collector.hpp"
 #include "host/file_reader.hpp"
 
@@ -83,15 +84,8 @@ LinuxCollectorContext MakeContext(const Settings& settings, const HostPaths& pat
   ctx.cuda_visible_devices = std::nullopt;
   if (ctx.pid) {
     if (auto environment = ReadFileToString(paths.Proc(std::to_string(*ctx.pid) + "/environ"))) {
-      std::string_view rest = *environment;
-      while (!rest.empty()) {
-        const size_t end = rest.find('\0');
-        const std::string_view entry = rest.substr(0, end);
-        if (entry.starts_with("CUDA_VISIBLE_DEVICES=")) {
-          ctx.cuda_visible_devices = std::string(entry.substr(21));
-        }
-        if (end == std::string_view::npos) break;
-        rest.remove_prefix(end + 1);
+      if (auto value = FindEnvironValue(*environment, "CUDA_VISIBLE_DEVICES")) {
+        ctx.cuda_visible_devices = std::string(*value);
       }
     }
   }

@@ -418,6 +418,20 @@ constexpr std::string_view kPidStatus =
     "Mems_allowed_list:\t0\n"
     "Empty:\n";
 
+TEST(FindEnvironValue, FindsWholeNamesInNulSeparatedEntries) {
+  using namespace std::string_literals;
+  const std::string environ =
+      "PATH=/usr/bin\0XCUDA_VISIBLE_DEVICES=9\0CUDA_VISIBLE_DEVICES=0,1\0EMPTY=\0LAST=end"s;
+  EXPECT_EQ(FindEnvironValue(environ, "CUDA_VISIBLE_DEVICES"), "0,1");
+  EXPECT_EQ(FindEnvironValue(environ, "PATH"), "/usr/bin");
+  EXPECT_EQ(FindEnvironValue(environ, "EMPTY"), "");
+  EXPECT_EQ(FindEnvironValue(environ, "LAST"), "end");  // the last entry may lack its NUL
+  EXPECT_FALSE(FindEnvironValue(environ, "CUDA"));
+  EXPECT_FALSE(FindEnvironValue(environ, "MISSING"));
+  EXPECT_FALSE(FindEnvironValue("", "PATH"));
+  EXPECT_FALSE(FindEnvironValue("PATH"s, "PATH"));  // no '=': not a definition
+}
+
 TEST(FindColonField, FindsTrimmedValues) {
   EXPECT_EQ(FindColonField(kPidStatus, "Cpus_allowed_list"), "0-7");
   EXPECT_EQ(FindColonField(kPidStatus, "Cpus_allowed"), "ff");

@@ -11,7 +11,12 @@
 #include <string_view>
 #include <vector>
 
+#include "core/result.hpp"
+
 namespace runmon {
+
+// x_stats_gpu_device_ids (a JSON list of integers, or one integer) as NVML indices; nullopt when unset.
+Result<std::optional<std::vector<unsigned>>> ParseGpuDeviceIds(const std::optional<std::string>& setting);
 
 struct CudaDeviceSelector {
   enum class Kind { kIndex, kUuid, kMigUuid, kLegacyMig };

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectors/collector.hpp"
+#include "collectors/nvidia/cuda_devices.hpp"
 #include "core/result.hpp"
 #include "host/host_paths.hpp"
 
@@ -29,9 +30,6 @@ struct NvidiaOptions {
   HostPaths paths;                                  // /proc, to tell whether a GPU process is in the tree
   std::function<void(const nlohmann::json&)> publish_metadata;  // wandb-metadata.json fields
 };
-
-// x_stats_gpu_device_ids (a JSON list of integers, or one integer) as NVML indices.
-Result<std::optional<std::vector<unsigned>>> ParseGpuDeviceIds(const std::optional<std::string>& setting);
 
 // The collector, or nullptr (and the reason) when no NVML library can be opened: no NVIDIA collector then.
 std::unique_ptr<Collector> MakeNvidiaCollector(NvidiaOptions options, std::string* why_not = nullptr);

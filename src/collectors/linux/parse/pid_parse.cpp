@@ -154,4 +154,17 @@ std::optional<std::string_view> FindColonField(std::string_view text, std::strin
   return std::nullopt;
 }
 
+std::optional<std::string_view> FindEnvironValue(std::string_view environ, std::string_view name) {
+  while (!environ.empty()) {
+    const size_t end = environ.find('\0');
+    const std::string_view entry = environ.substr(0, end);
+    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=') {
+      return entry.substr(name.size() + 1);
+    }
+    if (end == std::string_view::npos) break;
+    environ.remove_prefix(end + 1);
+  }
+  return std::nullopt;
+}
+
 }  // namespace runmon

@@ -54,6 +54,10 @@ Result<unsigned> ParseCpuListCount(std::string_view text);
 // The value of "Key:" in a "Key:\tvalue" file (/proc/PID/status), trimmed; nullopt when absent.
 std::optional<std::string_view> FindColonField(std::string_view text, std::string_view key);
 
+// The value of variable `name` in /proc/PID/environ ("NAME=value" entries, each ended by a NUL; the last
+// one may lack it), or nullopt when it is not there.
+std::optional<std::string_view> FindEnvironValue(std::string_view environ, std::string_view name);
+
 // /proc/meminfo, in bytes.
 struct Meminfo {
   uint64_t total_bytes = 0;
