@@ -57,9 +57,22 @@ Result<wandb::Record> MakeEnvironmentRecord(const nlohmann::json& metadata, cons
   return record;
 }
 
+namespace {
+
+// The one rule for value_json: the shortest JSON number that reads back as the same double; false (nothing
+// written) when the value is not finite.
+bool AppendValueJson(double value, fmt::memory_buffer& out) {
+  if (!std::isfinite(value)) return false;
+  fmt::format_to(std::back_inserter(out), "{}", value);
+  return true;
+}
+
+}  // namespace
+
 std::string FormatValueJson(double value) {
-  if (!std::isfinite(value)) return {};
-  return fmt::format("{}", value);
+  fmt::memory_buffer text;
+  AppendValueJson(value, text);
+  return fmt::to_string(text);
 }
 
 bool FillStatsRecord(const Sample& sample, wandb::Record& record) {
@@ -71,11 +84,10 @@ bool FillStatsRecord(const Sample& sample, wandb::Record& record) {
   SetTimestamp(sample.timestamp, *stats->mutable_timestamp());
   fmt::memory_buffer value;
   for (const auto& metric : sample.metrics.items()) {
-    if (!std::isfinite(metric.value)) continue;
+    value.clear();
+    if (!AppendValueJson(metric.value, value)) continue;
     auto* item = stats->add_item();
     item->set_key(metric.key);
-    value.clear();
-    fmt::format_to(std::back_inserter(value), "{}", metric.value);
     item->set_value_json(value.data(), value.size());
   }
   return stats->item_size() > 0;
