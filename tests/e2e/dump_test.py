@@ -196,6 +196,13 @@ class DumpTest(unittest.TestCase):
         self.assertIn("stopped without an exit record", err)
         self.assertGreaterEqual(sum(1 for r in lines(out) if r["record_type"] == "stats"), 1)
 
+    def test_output_that_cannot_be_written_is_an_error(self):
+        with open("/dev/full", "w") as full:
+            result = subprocess.run([RUNMON, "dump", self.log], stdout=full, stderr=subprocess.PIPE, text=True,
+                                    timeout=30)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("writing the output failed", result.stderr)
+
     def test_bad_format(self):
         result = run("dump", "--format", "xml", self.log)
         self.assertEqual(result.returncode, 2)

@@ -172,6 +172,12 @@ class RunTest(unittest.TestCase):
             self.assertIn(message, result.stderr)
         self.assertFalse(os.path.exists(self.dir))
 
+    def test_attaching_to_a_process_that_does_not_exist(self):
+        result = run("run", "--dir", self.dir, "--pid", "999999999")
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("no such process", result.stderr)
+        self.assertFalse(os.path.exists(self.dir))
+
     def test_same_id_twice_in_one_second_does_not_overwrite(self):
         first = run("run", "--dir", self.dir, "--id", "twice", "--", "true")
         second = run("run", "--dir", self.dir, "--id", "twice", "--", "true")
