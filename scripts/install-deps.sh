@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config
   libfmt-dev nlohmann-json3-dev libcli11-dev libprotobuf-dev protobuf-compiler zlib1g-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libre2-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libre2-dev libncurses-dev
   python3 python3-psutil python3-protobuf procps tmux
 )
 missing=()

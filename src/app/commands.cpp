@@ -23,6 +23,7 @@
 
 #include "app/cli_common.hpp"
 #include "app/dump_command.hpp"
+#include "app/leet_command.hpp"
 #include "app/output.hpp"
 #include "app/run_command.hpp"
 #include "collectors/builtin.hpp"
@@ -171,6 +172,16 @@ int RunCommandLine(int argc, char** argv) {
                    "jsonl (every record) or csv (the metrics, a column per key)")
       ->type_name("jsonl|csv");
 
+  LeetOptions leet_options;
+  auto* leet = app.add_subcommand("leet", "Browse runs in the terminal: live charts of a run's metrics");
+  leet->add_option("path", leet_options.path,
+                   "A wandb directory (its runs), a run directory or a .wandb file (default: ./wandb, its "
+                   "latest run)")
+      ->type_name("PATH");
+  leet->add_option("--print-frame", leet_options.print_frame,
+                   "Print one frame of the loaded run as text at this size and exit (no terminal needed)")
+      ->type_name("WIDTHxHEIGHT");
+
   bool markdown = false;
   auto* catalog = app.add_subcommand("catalog", "List every metric key with its unit and meaning");
   catalog->add_flag("--markdown", markdown, "As the Markdown table of docs/metrics.md");
@@ -185,6 +196,7 @@ int RunCommandLine(int argc, char** argv) {
   if (info->parsed()) return RunInfo(info_flags);
   if (run->parsed()) return RunRunCommand(run_options, original_open_files_limit);
   if (dump->parsed()) return RunDumpCommand(dump_options);
+  if (leet->parsed()) return RunLeetCommand(leet_options);
   if (catalog->parsed()) {
     if (markdown) {
       fmt::print("{}", RenderCatalogMarkdown());

@@ -1,0 +1,100 @@
+// The `runmon leet` loop: a LeetSession (files), a LeetView (pure screen) and the Terminal. See
+// leet_command.hpp.
+#include "app/leet_command.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "tui/session.hpp"
+#include "tui/terminal.hpp"
+#include "tui/view.hpp"
+#include "tui/workspace.hpp"
+
+namespace runmon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kLoadSlice = std::chrono::milliseconds(40);  // loading: a frame at least this often
+constexpr auto kIdleSlice = std::chrono::milliseconds(10);
+constexpr int kPollMilliseconds = 250;  // how often a caught-up run is checked for new records
+constexpr auto kClockRedraw = std::chrono::seconds(1);
+
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+bool ParseSize(const std::string& text, int& width, int& height) {
+  int consumed = 0;
+  return std::sscanf(text.c_str(), "%dx%d%n", &width, &height, &consumed) == 2 &&
+         static_cast<size_t>(consumed) == text.size() && width > 0 && height > 0 && width <= 1000 &&
+         height <= 1000;
+}
+
+int PrintFrame(tui::LeetSession& session, int width, int height) {
+  while (session.loading()) session.Work(Clock::now(), std::chrono::seconds(1));
+  session.Work(Clock::now(), std::chrono::seconds(1));  // a workspace's summaries
+  while (session.loading()) session.Work(Clock::now(), std::chrono::seconds(1));
+  tui::LeetView view;
+  const auto frame = view.Render(session.BuildViewModel(view, WallSeconds()), width, height);
+  fmt::print("{}\n", frame.ToString());
+  return 0;
+}
+
+}  // namespace
+
+int RunLeetCommand(const LeetOptions& options) {
+  std::optional<std::filesystem::path> path;
+  if (options.path) path = *options.path;
+  auto target = tui::ResolveLeetPath(path);
+  if (!target) {
+    fmt::print(stderr, "runmon leet: {}\n", target.error());
+    return 1;
+  }
+  int frame_width = 0;
+  int frame_height = 0;
+  if (!options.print_frame.empty() && !ParseSize(options.print_frame, frame_width, frame_height)) {
+    fmt::print(stderr, "runmon leet: --print-frame: '{}' is not WIDTHxHEIGHT (1 to 1000 each)\n",
+               options.print_frame);
+    return 2;
+  }
+  auto session = tui::LeetSession::Open(*target);
+  if (!session) {
+    fmt::print(stderr, "runmon leet: {}\n", session.error());
+    return 1;
+  }
+  if (frame_width > 0) return PrintFrame(**session, frame_width, frame_height);
+
+  auto terminal = tui::StartTerminal();
+  if (!terminal) {
+    fmt::print(stderr, "runmon leet: {}\n", terminal.error());
+    return 1;
+  }
+  tui::Terminal& screen = **terminal;
+  tui::LeetView view;
+  bool dirty = true;
+  auto last_draw = Clock::time_point{};
+  for (;;) {
+    const auto now = Clock::now();
+    const bool loading = (*session)->loading();
+    if ((*session)->Work(now, loading ? kLoadSlice : kIdleSlice)) dirty = true;
+    if (dirty || Clock::now() - last_draw >= kClockRedraw) {
+      const auto model = (*session)->BuildViewModel(view, WallSeconds());
+      screen.Draw(view.Render(model, screen.width(), screen.height()));
+      last_draw = Clock::now();
+      dirty = false;
+    }
+    // While loading, only take what input is already there; otherwise wait for input or the next poll.
+    int timeout = (*session)->loading() ? 0 : kPollMilliseconds;
+    while (auto event = screen.Read(timeout)) {
+      const auto action = view.Handle(*event);
+      if (!(*session)->Apply(action, view)) return 0;
+      if (action != tui::ViewAction::kNone) dirty = true;
+      timeout = 0;
+    }
+  }
+}
+
+}  // namespace runmon

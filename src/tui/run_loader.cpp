@@ -1,0 +1,99 @@
+// Reads a run log into a RunModel in time-bounded slices. See run_loader.hpp.
+#include "tui/run_loader.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace runmon::tui {
+
+Result<std::unique_ptr<RunLoader>> RunLoader::Open(const std::filesystem::path& log) {
+  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer before the check below could refuse it.
+  const int fd = ::open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Error{fmt::format("cannot open {}: {}", log.string(), std::strerror(errno))};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return Error{fmt::format("{}: not a regular file", log.string())};
+  }
+  return std::unique_ptr<RunLoader>(new RunLoader(log, fd));
+}
+
+RunLoader::RunLoader(std::filesystem::path path, int fd)
+    : path_(std::move(path)), fd_(fd), reader_(runlog::FileSource(fd)) {}
+
+RunLoader::~RunLoader() {
+  ::close(fd_);
+}
+
+uint64_t RunLoader::file_size() const {
+  struct stat info {};
+  if (::fstat(fd_, &info) != 0) return 0;
+  return static_cast<uint64_t>(info.st_size);
+}
+
+bool RunLoader::Read(RunModel& model, std::chrono::steady_clock::duration budget) {
+  if (!error_.empty()) return false;
+  const auto deadline = std::chrono::steady_clock::now() + budget;
+  // Noted before reading: growth during the read shows as a different size at the next poll.
+  size_at_last_read_ = file_size();
+  for (uint32_t count = 1;; ++count) {
+    switch (reader_.Next()) {
+      case runlog::ReadOutcome::kRecord:
+        incomplete_ = false;
+        model.Ingest(reader_.record());
+        break;
+      case runlog::ReadOutcome::kEnd:
+        incomplete_ = false;
+        return true;
+      case runlog::ReadOutcome::kIncomplete:
+        incomplete_ = true;
+        incomplete_bytes_ = reader_.log().incomplete_bytes();
+        return true;
+      case runlog::ReadOutcome::kFailed:
+        error_ = reader_.error().empty() ? "cannot be read" : reader_.error();
+        return false;
+    }
+    // The clock is read every 64 records: a record takes microseconds, a clock read a few dozen ns.
+    if (count % 64 == 0 && std::chrono::steady_clock::now() >= deadline) return false;
+  }
+}
+
+bool RunLoader::HasNewData() const {
+  if (!error_.empty()) return false;
+  return file_size() != size_at_last_read_;
+}
+
+bool RunLoader::WriterLockHeld() const {
+  if (::flock(fd_, LOCK_SH | LOCK_NB) != 0) return errno == EWOULDBLOCK;
+  ::flock(fd_, LOCK_UN);
+  return false;
+}
+
+std::vector<std::string> RunLoader::Warnings() const {
+  std::vector<std::string> warnings;
+  if (!error_.empty()) warnings.push_back(error_);
+  uint64_t skipped = 0;
+  for (const auto& range : reader_.damage()) skipped += range.length;
+  if (!reader_.damage().empty()) {
+    const auto& first = reader_.damage().front();
+    warnings.push_back(fmt::format("damaged log: {} bytes skipped in {} place{} (first at offset {}: {})",
+                                   skipped, reader_.damage().size(), reader_.damage().size() == 1 ? "" : "s",
+                                   first.offset, first.reason));
+  }
+  if (incomplete_ && incomplete_bytes_ > 0) {
+    warnings.push_back(
+        fmt::format("the log ends inside a record ({} bytes at offset {}): still being written, or "
+                    "cut short",
+                    incomplete_bytes_, position()));
+  }
+  return warnings;
+}
+
+}  // namespace runmon::tui

@@ -1,0 +1,59 @@
+// Feeds a RunModel from a run log on disk, a slice at a time: Read() stops when its time budget is spent,
+// so the first frame shows after a few tens of milliseconds and a 250 MB run loads progressively while the
+// UI stays responsive. Following a growing log costs one fstat per poll; only new bytes are read (the
+// reader resumes at its position, and re-reads a torn record from its first chunk once it is complete).
+// Damage (bad checksums, zeroed blocks, undecodable records) is skipped by the reader and kept here as
+// warnings; what is readable is shown.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+#include "runlog/record_reader.hpp"
+#include "tui/run_model.hpp"
+
+namespace runmon::tui {
+
+class RunLoader {
+ public:
+  // Opens the log (a regular file; FIFOs, devices and directories are refused).
+  static Result<std::unique_ptr<RunLoader>> Open(const std::filesystem::path& log);
+  ~RunLoader();
+  RunLoader(const RunLoader&) = delete;
+  RunLoader& operator=(const RunLoader&) = delete;
+
+  // Reads records into `model` until the data ends or `budget` is spent. True when it stopped at the end of
+  // the data (caught up), false when the budget ran out first or the log cannot be read (see error()).
+  bool Read(RunModel& model, std::chrono::steady_clock::duration budget);
+  // The file is longer than what has been read (or its read ended in a torn record that may now be whole).
+  bool HasNewData() const;
+  // Whether a runmon writer holds the log's lock right now (W&B's writers take none).
+  bool WriterLockHeld() const;
+
+  const std::filesystem::path& path() const { return path_; }
+  uint64_t position() const { return reader_.log().position(); }
+  uint64_t file_size() const;
+  // Set when the log cannot be read at all (not a run log, unsupported version, I/O error).
+  const std::string& error() const { return error_; }
+  // Human-readable notes on skipped damage and a torn tail.
+  std::vector<std::string> Warnings() const;
+
+ private:
+  RunLoader(std::filesystem::path path, int fd);
+
+  std::filesystem::path path_;
+  int fd_;
+  runlog::RecordReader reader_;
+  bool incomplete_ = false;
+  uint64_t incomplete_bytes_ = 0;
+  uint64_t size_at_last_read_ = 0;
+  std::string error_;
+};
+
+}  // namespace runmon::tui

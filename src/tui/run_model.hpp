@@ -1,0 +1,102 @@
+// What the TUI knows about one run, built record by record from its run log (W&B's or runmon's): the
+// overview (run record, environment, exit), the system metrics of its stats records as series over seconds
+// since the run started, and its logged metrics (history records) as series over steps. Ingesting is pure
+// (records in, state out) so it is tested without files; run_loader.hpp feeds it from a log.
+//
+// Odd cases: a record may come before the run record (W&B writes stats as they come), so the time origin is
+// the run's start_time when known before the first sample, else the first sample's time; values that are not
+// JSON numbers (strings, NaN, objects) are counted and skipped, never stored as zero; keys are never dropped:
+// a key the catalog does not know is kept and shown under "Other".
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "runlog/wandb_record.pb.h"
+#include "tui/time_series.hpp"
+
+namespace runmon::tui {
+
+enum class RunState { kRunning, kFinished, kFailed, kCrashed };
+std::string_view RunStateName(RunState state);
+
+struct RunOverview {
+  std::string id;
+  std::string name;
+  std::string project;
+  std::string entity;
+  std::string host;
+  std::string notes;
+  std::vector<std::string> tags;
+  std::string producer;                // the header's producer ("runmon 0.1.0", W&B's version)
+  std::optional<double> start_time;    // seconds since the epoch
+  std::optional<double> last_time;     // the newest record timestamp seen
+  std::optional<int> exit_code;        // from the exit record
+  std::optional<double> exit_runtime;  // seconds, from the exit record
+  // Environment facts in display order ("OS", "Linux-6.1 ..."), ("Command", "python train.py"), ...
+  std::vector<std::pair<std::string, std::string>> environment;
+  std::vector<std::pair<std::string, std::string>> config;  // key, value_json
+};
+
+class RunModel {
+ public:
+  void Ingest(const wandb::Record& record);
+
+  const RunOverview& overview() const { return overview_; }
+  // System metrics: key -> points (x = seconds since the run started).
+  const std::map<std::string, TimeSeries, std::less<>>& system_series() const { return system_; }
+  // Logged metrics: key -> points (x = step).
+  const std::map<std::string, TimeSeries, std::less<>>& history_series() const { return history_; }
+  // Where x = 0 is, in seconds since the epoch (nullopt before the first sample).
+  std::optional<double> time_origin() const { return time_origin_; }
+
+  uint64_t records() const { return records_; }
+  uint64_t stats_records() const { return stats_records_; }
+  uint64_t skipped_values() const { return skipped_values_; }
+  // Bumped when a key appears (charts must be regrouped) and on every change (charts must be redrawn).
+  uint64_t keys_version() const { return keys_version_; }
+  uint64_t data_version() const { return data_version_; }
+  // Whether the header names runmon as the writer (runmon's writer holds a lock while it writes).
+  bool written_by_runmon() const;
+  size_t MemoryBytes() const;
+
+ private:
+  void IngestRun(const wandb::RunRecord& run);
+  void IngestEnvironment(const wandb::EnvironmentRecord& environment);
+  void IngestStats(const wandb::StatsRecord& stats);
+  void IngestHistory(const wandb::HistoryRecord& history);
+  void SetFact(std::string label, std::string value);
+  void NoteTime(double seconds);
+  TimeSeries& SystemSeries(std::string_view key, size_t position);
+
+  RunOverview overview_;
+  std::map<std::string, TimeSeries, std::less<>> system_;
+  std::map<std::string, TimeSeries, std::less<>> history_;
+  // The keys of the previous stats record, by position: records repeat their keys in the same order, so a
+  // string compare finds the series without a map lookup.
+  std::vector<std::pair<std::string, TimeSeries*>> recent_keys_;
+  std::optional<double> time_origin_;
+  double history_step_ = -1;
+  uint64_t records_ = 0;
+  uint64_t stats_records_ = 0;
+  uint64_t skipped_values_ = 0;
+  uint64_t keys_version_ = 0;
+  uint64_t data_version_ = 0;
+};
+
+// Reads a value_json as a finite number ("12.5", "4", "1e+21", "true" is not a number); nullopt otherwise.
+std::optional<double> ParseJsonNumber(std::string_view value_json);
+
+// The state shown for a run: finished (exit code 0) or failed (other codes) once the exit record is in;
+// otherwise running while a writer is known to hold the log (runmon's lock) or, for W&B's writers that take
+// no lock, while data arrived in the last `quiet_limit_seconds` (W&B's LEET: 10 minutes); else crashed.
+// `writer_lock_held`: nullopt when unknown.
+RunState DeriveRunState(const RunModel& model, std::optional<bool> writer_lock_held, double now_seconds,
+                        double quiet_limit_seconds = 600);
+
+}  // namespace runmon::tui

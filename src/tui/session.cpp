@@ -1,0 +1,263 @@
+// The runs `runmon leet` has open and the workspace it lists. See session.hpp.
+#include "tui/session.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace runmon::tui {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr auto kScanInterval = std::chrono::seconds(2);
+
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// "20261129_194500" -> "2026-11-29 19:45".
+std::string FormatStamp(std::string_view stamp) {
+  if (stamp.size() < 13) return std::string(stamp);
+  return fmt::format("{}-{}-{} {}:{}", stamp.substr(0, 4), stamp.substr(4, 2), stamp.substr(6, 2),
+                     stamp.substr(9, 2), stamp.substr(11, 2));
+}
+
+bool InRunDirectory(const fs::path& log) {
+  const std::string name = log.parent_path().filename().string();
+  return name.starts_with("run-") || name.starts_with("offline-run-");
+}
+
+}  // namespace
+
+LeetSession::LeetSession(const LeetTarget& target)
+    : mode_(target.mode), wandb_dir_(target.wandb_dir), current_log_(target.run_log) {}
+
+Result<std::unique_ptr<LeetSession>> LeetSession::Open(const LeetTarget& target) {
+  std::unique_ptr<LeetSession> session(new LeetSession(target));
+  if (target.mode == LeetMode::kSingleRun) {
+    auto loader = RunLoader::Open(target.run_log);
+    if (!loader) return Error{loader.error()};
+    session->runs_[target.run_log].loader = std::move(*loader);
+    session->opened_from_workspace_ = !target.wandb_dir.empty() && InRunDirectory(target.run_log);
+  } else {
+    auto entries = ScanRuns(target.wandb_dir);
+    if (!entries) return Error{entries.error()};
+    session->entries_ = std::move(*entries);
+  }
+  return session;
+}
+
+LeetSession::LoadedRun* LeetSession::Load(const fs::path& log) {
+  if (auto it = runs_.find(log); it != runs_.end()) return &it->second;
+  auto loader = RunLoader::Open(log);
+  if (!loader) return nullptr;
+  auto& run = runs_[log];
+  run.loader = std::move(*loader);
+  return &run;
+}
+
+const RunModel* LeetSession::current_run() const {
+  if (mode_ != LeetMode::kSingleRun) return nullptr;
+  const auto it = runs_.find(current_log_);
+  return it == runs_.end() ? nullptr : &it->second.model;
+}
+
+bool LeetSession::loading() const {
+  return std::any_of(runs_.begin(), runs_.end(), [](const auto& entry) { return !entry.second.caught_up; });
+}
+
+bool LeetSession::Work(Clock::time_point now, Clock::duration budget) {
+  const auto deadline = now + budget;
+  bool changed = false;
+  for (auto& [path, run] : runs_) {
+    if (run.caught_up && !run.loader->HasNewData()) continue;
+    const uint64_t before = run.model.data_version();
+    const auto remaining = std::max<Clock::duration>(deadline - Clock::now(), std::chrono::milliseconds(1));
+    run.caught_up = run.loader->Read(run.model, remaining) || !run.loader->error().empty();
+    changed = changed || run.model.data_version() != before || run.caught_up;
+  }
+  if (mode_ == LeetMode::kWorkspace && (now >= next_scan_ || !scan_complete_)) {
+    changed = Rescan(WallSeconds(), deadline) || changed;
+    if (scan_complete_) next_scan_ = now + kScanInterval;
+  }
+  return changed;
+}
+
+bool LeetSession::Rescan(double now_seconds, Clock::time_point deadline) {
+  bool changed = false;
+  if (scan_complete_ || entries_.empty()) {
+    auto entries = ScanRuns(wandb_dir_);
+    if (!entries) {
+      changed = scan_error_ != entries.error();
+      scan_error_ = entries.error();
+      scan_complete_ = true;
+      return changed;
+    }
+    scan_error_.clear();
+    const auto names = [](const std::vector<RunEntry>& list) {
+      std::vector<std::string> result;
+      for (const auto& entry : list) result.push_back(entry.directory_name);
+      return result;
+    };
+    changed = names(*entries) != names(entries_);
+    entries_ = std::move(*entries);
+  }
+  // Summaries: new runs, logs that changed, and running runs (their state may turn to crashed). A slice at a
+  // time: ten thousand runs must not hold up a frame.
+  scan_complete_ = true;
+  for (const auto& entry : entries_) {
+    if (Clock::now() >= deadline) {
+      scan_complete_ = false;
+      break;
+    }
+    Summary& summary = summaries_[entry.directory_name];
+    struct stat info {};
+    const bool exists = !entry.log.empty() && ::stat(entry.log.c_str(), &info) == 0;
+    const auto size = exists ? static_cast<uint64_t>(info.st_size) : 0;
+    const int64_t modified =
+        exists ? static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec : 0;
+    if (summary.checked && summary.size == size && summary.modified_ns == modified &&
+        summary.summary.state != RunState::kRunning) {
+      continue;
+    }
+    const RunState previous_state = summary.summary.state;
+    const bool first = !summary.checked;
+    if (entry.log.empty()) {
+      summary.summary = RunSummary{};
+      summary.summary.error = "no run log in the directory";
+    } else {
+      summary.summary = SummarizeRun(entry.log, now_seconds);
+    }
+    changed = changed || first || summary.size != size || previous_state != summary.summary.state;
+    summary.size = size;
+    summary.modified_ns = modified;
+    summary.checked = true;
+  }
+  return changed;
+}
+
+std::vector<const RunEntry*> LeetSession::ChartedEntries() const {
+  std::vector<const RunEntry*> charted;
+  for (const auto& entry : entries_) {
+    if (selected_.count(entry.directory_name) > 0 && !entry.log.empty()) charted.push_back(&entry);
+  }
+  if (charted.empty() && cursor_ < entries_.size() && !entries_[cursor_].log.empty()) {
+    charted.push_back(&entries_[cursor_]);
+  }
+  return charted;
+}
+
+void LeetSession::ReleaseUnused() {
+  std::set<fs::path> keep;
+  if (mode_ == LeetMode::kSingleRun) keep.insert(current_log_);
+  if (mode_ == LeetMode::kWorkspace) {
+    for (const RunEntry* entry : ChartedEntries()) keep.insert(entry->log);
+  }
+  std::erase_if(runs_, [&](const auto& entry) { return keep.count(entry.first) == 0; });
+}
+
+ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) {
+  ViewModel model;
+  model.mode = mode_;
+  model.now_seconds = now_seconds;
+  if (mode_ == LeetMode::kSingleRun) {
+    model.location = current_log_.string();
+    auto it = runs_.find(current_log_);
+    if (it == runs_.end()) return model;
+    LoadedRun& run = it->second;
+    model.chart_runs = {&run.model};
+    model.chart_run_labels = {run.model.overview().name};
+    model.overview_run = &run.model;
+    model.overview_state = DeriveRunState(run.model, run.loader->WriterLockHeld(), now_seconds);
+    model.warnings = run.loader->Warnings();
+    model.loading = !run.caught_up;
+    const uint64_t size = run.loader->file_size();
+    model.loaded_fraction =
+        size == 0 ? 1 : static_cast<double>(run.loader->position()) / static_cast<double>(size);
+    model.can_go_back = opened_from_workspace_;
+    return model;
+  }
+
+  model.location = wandb_dir_.string();
+  if (!scan_error_.empty()) model.warnings.push_back(scan_error_);
+  cursor_ = entries_.empty() ? 0 : std::min(view.run_cursor(), entries_.size() - 1);
+  for (const auto& entry : entries_) {
+    RunListEntry item;
+    item.started = FormatStamp(entry.stamp);
+    item.selected = selected_.count(entry.directory_name) > 0;
+    const auto summary = summaries_.find(entry.directory_name);
+    if (summary != summaries_.end() && summary->second.checked) {
+      const RunSummary& known = summary->second.summary;
+      item.name = !known.overview.name.empty() ? known.overview.name : known.overview.id;
+      item.state = known.state;
+      item.readable = known.error.empty();
+    } else {
+      item.summarised = false;
+    }
+    if (item.name.empty()) item.name = entry.id.empty() ? entry.directory_name : entry.id;
+    model.runs.push_back(std::move(item));
+  }
+  ReleaseUnused();
+  uint64_t position = 0;
+  uint64_t size = 0;
+  for (const RunEntry* entry : ChartedEntries()) {
+    LoadedRun* run = Load(entry->log);
+    if (run == nullptr) continue;
+    model.chart_runs.push_back(&run->model);
+    const auto& overview = run->model.overview();
+    model.chart_run_labels.push_back(!overview.name.empty() ? overview.name
+                                     : !overview.id.empty() ? overview.id
+                                                            : entry->directory_name);
+    model.loading = model.loading || !run->caught_up;
+    position += run->loader->position();
+    size += run->loader->file_size();
+    for (auto& warning : run->loader->Warnings())
+      model.warnings.push_back(model.chart_run_labels.back() + ": " + warning);
+  }
+  model.loaded_fraction = size == 0 ? 1 : static_cast<double>(position) / static_cast<double>(size);
+  return model;
+}
+
+bool LeetSession::Apply(ViewAction action, LeetView& view) {
+  switch (action) {
+    case ViewAction::kQuit:
+      return false;
+    case ViewAction::kOpenRun: {
+      if (mode_ != LeetMode::kWorkspace || view.run_cursor() >= entries_.size()) break;
+      const RunEntry& entry = entries_[view.run_cursor()];
+      if (entry.log.empty() || Load(entry.log) == nullptr) break;
+      mode_ = LeetMode::kSingleRun;
+      current_log_ = entry.log;
+      opened_from_workspace_ = true;
+      ReleaseUnused();
+      break;
+    }
+    case ViewAction::kBack: {
+      if (mode_ != LeetMode::kSingleRun || !opened_from_workspace_) break;
+      mode_ = LeetMode::kWorkspace;
+      scan_complete_ = true;
+      next_scan_ = {};
+      if (entries_.empty()) {
+        if (auto entries = ScanRuns(wandb_dir_)) entries_ = std::move(*entries);
+      }
+      for (size_t i = 0; i < entries_.size(); ++i) {
+        if (entries_[i].log == current_log_) view.set_run_cursor(i);
+      }
+      break;
+    }
+    case ViewAction::kToggleSelection: {
+      if (mode_ != LeetMode::kWorkspace || view.run_cursor() >= entries_.size()) break;
+      const std::string& name = entries_[view.run_cursor()].directory_name;
+      if (!selected_.erase(name)) selected_.insert(name);
+      break;
+    }
+    case ViewAction::kNone:
+    case ViewAction::kRedraw:
+      break;
+  }
+  return true;
+}
+
+}  // namespace runmon::tui

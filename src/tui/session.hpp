@@ -1,0 +1,81 @@
+// What `runmon leet` has open, between the files and the view: the workspace's runs (rescanned every two
+// seconds, each summarised once and again only when its log changes), the runs being charted (loaded in
+// time-bounded slices, then followed as they grow), and the mapping of view actions to them (open a run,
+// back to the workspace, select runs to overlay). It reads files but never the terminal, so the app's loop,
+// the benchmark and the tests drive it alike.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+#include "tui/run_loader.hpp"
+#include "tui/run_model.hpp"
+#include "tui/view.hpp"
+#include "tui/workspace.hpp"
+
+namespace runmon::tui {
+
+class LeetSession {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Fails when the run to open cannot be read at all (missing, not a regular file) or the workspace
+  // directory cannot be listed.
+  static Result<std::unique_ptr<LeetSession>> Open(const LeetTarget& target);
+
+  // A slice of work within `budget`: loads runs not read to the end, reads what running runs appended,
+  // rescans the workspace when due. True when anything shown may have changed.
+  bool Work(Clock::time_point now, Clock::duration budget);
+  // Some charted run has not been read to its end yet.
+  bool loading() const;
+
+  // The frame's inputs. `now_seconds` is wall-clock time (the runtime of running runs, crash detection).
+  ViewModel BuildViewModel(const LeetView& view, double now_seconds);
+  // Carries out what the view asked for; false when the user quit.
+  bool Apply(ViewAction action, LeetView& view);
+
+  LeetMode mode() const { return mode_; }
+  // The run shown in single-run view (nullptr in a workspace).
+  const RunModel* current_run() const;
+
+ private:
+  struct LoadedRun {
+    std::unique_ptr<RunLoader> loader;
+    RunModel model;
+    bool caught_up = false;
+  };
+  struct Summary {
+    RunSummary summary;
+    uint64_t size = 0;
+    int64_t modified_ns = 0;
+    bool checked = false;  // summarised at least once
+  };
+
+  explicit LeetSession(const LeetTarget& target);
+  LoadedRun* Load(const std::filesystem::path& log);
+  bool Rescan(double now_seconds, Clock::time_point deadline);
+  void ReleaseUnused();
+  std::vector<const RunEntry*> ChartedEntries() const;
+  size_t CursorIndex(const LeetView& view) const;
+
+  LeetMode mode_;
+  std::filesystem::path wandb_dir_;
+  std::filesystem::path current_log_;  // single-run view
+  bool opened_from_workspace_ = false;
+  std::map<std::filesystem::path, LoadedRun> runs_;
+  std::vector<RunEntry> entries_;
+  std::map<std::string, Summary> summaries_;  // by directory name
+  std::set<std::string> selected_;            // directory names
+  std::string scan_error_;
+  size_t cursor_ = 0;  // the runs-list cursor seen at the last BuildViewModel
+  Clock::time_point next_scan_{};
+  bool scan_complete_ = false;
+};
+
+}  // namespace runmon::tui

@@ -1,0 +1,675 @@
+// The TUI's screen: state, input handling and rendering into a CellGrid. See view.hpp.
+#include "tui/view.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "tui/value_format.hpp"
+
+namespace runmon::tui {
+namespace {
+
+constexpr int kMinWidth = 40;
+constexpr int kMinHeight = 12;
+constexpr int kMinCentreWidth = 28;
+constexpr int kMinChartWidth = 20;
+constexpr int kMinChartHeight = 6;
+constexpr double kZoomStep = 0.6;
+constexpr double kMinZoomSpan = 5;  // seconds or steps
+
+// Series colours (xterm-256): distinct on dark and light backgrounds.
+constexpr std::array<int16_t, 10> kPalette = {75, 209, 114, 204, 141, 221, 80, 174, 147, 186};
+
+constexpr Style kDimStyle{kDefaultColor, kDefaultColor, kDim};
+constexpr Style kBoldStyle{kDefaultColor, kDefaultColor, kBold};
+constexpr Style kStatusStyle{252, 236, kNoAttributes};
+constexpr Style kWarningStyle{214, kDefaultColor, kBold};
+
+Style StateStyle(RunState state) {
+  switch (state) {
+    case RunState::kRunning:
+      return {114, kDefaultColor, kBold};
+    case RunState::kFinished:
+      return {75, kDefaultColor, kBold};
+    case RunState::kFailed:
+      return {203, kDefaultColor, kBold};
+    case RunState::kCrashed:
+      return {214, kDefaultColor, kBold};
+  }
+  return {};
+}
+
+std::string FormatLocalTime(double seconds) {
+  const auto whole = static_cast<std::time_t>(std::floor(seconds));
+  std::tm local{};
+  if (localtime_r(&whole, &local) == nullptr) return "?";
+  std::array<char, 32> text{};
+  std::strftime(text.data(), text.size(), "%Y-%m-%d %H:%M:%S", &local);
+  return text.data();
+}
+
+std::string GroupedCount(uint64_t count) {
+  std::string digits = std::to_string(count);
+  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) {
+    digits.insert(static_cast<size_t>(at), ",");
+  }
+  return digits;
+}
+
+// Splits `area` into `parts` spans as equal as possible (the first ones one cell longer).
+int SpanStart(int total, int parts, int index) {
+  return total / parts * index + std::min(index, total % parts);
+}
+
+void PutCentred(CellGrid& grid, Rect area, int y, std::string_view text, Style style) {
+  const int width = std::min(DisplayWidth(text), area.width);
+  grid.PutText(area.x + (area.width - width) / 2, y, text, style, area.width);
+}
+
+}  // namespace
+
+LeetView::LeetView() = default;
+
+// ---- input -----------------------------------------------------------------------------------------------
+
+ViewAction LeetView::Handle(const InputEvent& event) {
+  if (event.code == KeyCode::kCtrlC) return ViewAction::kQuit;
+  if (event.code == KeyCode::kResize) return ViewAction::kRedraw;
+  if (filter_editing_) return HandleFilterInput(event);
+  if (help_visible_) {
+    if (event.code == KeyCode::kCharacter && event.character == U'q') return ViewAction::kQuit;
+    if (event.code == KeyCode::kWheelUp || event.code == KeyCode::kWheelDown) return ViewAction::kNone;
+    help_visible_ = false;
+    return ViewAction::kRedraw;
+  }
+  if (pending_grid_key_ != 0) {
+    const char key = pending_grid_key_;
+    pending_grid_key_ = 0;
+    if (event.code == KeyCode::kCharacter && event.character >= U'1' && event.character <= U'9') {
+      GridState* grid = FocusedGrid();
+      if (grid == nullptr) grid = &centre_;
+      const int value = static_cast<int>(event.character - U'0');
+      (key == 'r' ? grid->rows : grid->columns) = value;
+      grid->page = 0;
+      grid->focused = 0;
+    }
+    return ViewAction::kRedraw;
+  }
+  switch (event.code) {
+    case KeyCode::kCharacter:
+      return HandleCharacter(event.character);
+    case KeyCode::kUp:
+      return Move(0, -1);
+    case KeyCode::kDown:
+      return Move(0, 1);
+    case KeyCode::kLeft:
+      return Move(-1, 0);
+    case KeyCode::kRight:
+      return Move(1, 0);
+    case KeyCode::kPageDown:
+      return Page(1);
+    case KeyCode::kPageUp:
+      return Page(-1);
+    case KeyCode::kHome:
+    case KeyCode::kEnd: {
+      const bool end = event.code == KeyCode::kEnd;
+      if (focus_ == Pane::kLeft) {
+        run_cursor_ = end && run_count_ > 0 ? run_count_ - 1 : 0;
+        overview_scroll_ = 0;
+        return ViewAction::kRedraw;
+      }
+      if (GridState* grid = FocusedGrid()) {
+        grid->page = end ? grid->pages() - 1 : 0;
+        grid->focused = 0;
+      }
+      return ViewAction::kRedraw;
+    }
+    case KeyCode::kTab:
+      CycleFocus(1);
+      return ViewAction::kRedraw;
+    case KeyCode::kBackTab:
+      CycleFocus(-1);
+      return ViewAction::kRedraw;
+    case KeyCode::kEnter:
+      return run_count_ > 0 && focus_ == Pane::kLeft ? ViewAction::kOpenRun : ViewAction::kNone;
+    case KeyCode::kEscape:
+      if (!filter_.empty()) {
+        filter_.Set("", filter_glob_);
+        centre_.page = right_.page = 0;
+        return ViewAction::kRedraw;
+      }
+      return ViewAction::kBack;
+    case KeyCode::kCtrlL:
+      filter_.Set("", filter_glob_);
+      return ViewAction::kRedraw;
+    case KeyCode::kWheelUp:
+    case KeyCode::kWheelDown:
+    case KeyCode::kMouseClick: {
+      for (const auto& placed : placed_) {
+        const Rect& r = placed.area;
+        if (event.x < r.x || event.x >= r.x + r.width || event.y < r.y || event.y >= r.y + r.height) continue;
+        focus_ = placed.pane;
+        (placed.pane == Pane::kRight ? right_ : centre_).focused = placed.index_in_page;
+        if (event.code == KeyCode::kMouseClick) return ViewAction::kRedraw;
+        return Zoom(placed.id, event.code == KeyCode::kWheelUp);
+      }
+      return ViewAction::kNone;
+    }
+    default:
+      return ViewAction::kNone;
+  }
+}
+
+ViewAction LeetView::HandleFilterInput(const InputEvent& event) {
+  switch (event.code) {
+    case KeyCode::kEnter:
+      filter_editing_ = false;
+      return ViewAction::kRedraw;
+    case KeyCode::kEscape:
+      filter_editing_ = false;
+      filter_ = std::move(filter_before_edit_);
+      filter_glob_ = filter_.glob();
+      return ViewAction::kRedraw;
+    case KeyCode::kTab:
+      filter_glob_ = !filter_glob_;
+      break;
+    case KeyCode::kBackspace:
+      if (!filter_text_.empty()) {
+        // Drop the last code point, not the last byte.
+        size_t cut = filter_text_.size() - 1;
+        while (cut > 0 && (static_cast<unsigned char>(filter_text_[cut]) & 0xC0) == 0x80) --cut;
+        filter_text_.resize(cut);
+      }
+      break;
+    case KeyCode::kCtrlL:
+      filter_text_.clear();
+      break;
+    case KeyCode::kCharacter: {
+      if (filter_text_.size() >= 256) return ViewAction::kNone;  // a pattern, not a paste of a file
+      const char32_t c = event.character;
+      if (c < 0x20 || c == 0x7F || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return ViewAction::kNone;
+      if (c < 0x80) {
+        filter_text_ += static_cast<char>(c);
+      } else if (c < 0x800) {
+        filter_text_ += static_cast<char>(0xC0 | (c >> 6));
+        filter_text_ += static_cast<char>(0x80 | (c & 0x3F));
+      } else if (c < 0x10000) {
+        filter_text_ += static_cast<char>(0xE0 | (c >> 12));
+        filter_text_ += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        filter_text_ += static_cast<char>(0x80 | (c & 0x3F));
+      } else {
+        filter_text_ += static_cast<char>(0xF0 | (c >> 18));
+        filter_text_ += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+        filter_text_ += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        filter_text_ += static_cast<char>(0x80 | (c & 0x3F));
+      }
+      break;
+    }
+    default:
+      return ViewAction::kNone;
+  }
+  // Live: every keystroke narrows the charts.
+  filter_.Set(filter_text_, filter_glob_);
+  centre_.page = right_.page = 0;
+  centre_.focused = right_.focused = 0;
+  return ViewAction::kRedraw;
+}
+
+ViewAction LeetView::HandleCharacter(char32_t character) {
+  switch (character) {
+    case U'q':
+      return ViewAction::kQuit;
+    case U'h':
+    case U'?':
+      help_visible_ = true;
+      return ViewAction::kRedraw;
+    case U'/':
+      filter_editing_ = true;
+      filter_before_edit_.Set(filter_.pattern(), filter_.glob());
+      filter_text_ = filter_.pattern();
+      filter_glob_ = filter_.glob();
+      return ViewAction::kRedraw;
+    case U'[':
+      left_visible_ = !left_visible_;
+      if (!left_visible_ && focus_ == Pane::kLeft) focus_ = Pane::kCentre;
+      return ViewAction::kRedraw;
+    case U']':
+      right_visible_ = !right_visible_;
+      if (!right_visible_ && focus_ == Pane::kRight) focus_ = Pane::kCentre;
+      return ViewAction::kRedraw;
+    case U'n':
+      return Page(1);
+    case U'N':
+      return Page(-1);
+    case U'w':
+      return Move(0, -1);
+    case U's':
+      return Move(0, 1);
+    case U'a':
+      return Move(-1, 0);
+    case U'd':
+      return Move(1, 0);
+    case U' ':
+      return run_count_ > 0 && focus_ == Pane::kLeft ? ViewAction::kToggleSelection : ViewAction::kNone;
+    case U'y':
+      if (const std::string* id = FocusedChartId()) {
+        if (!log_scale_.erase(*id)) log_scale_.insert(*id);
+        return ViewAction::kRedraw;
+      }
+      return ViewAction::kNone;
+    case U'+':
+    case U'=':
+    case U'-':
+      if (const std::string* id = FocusedChartId()) return Zoom(*id, character != U'-');
+      return ViewAction::kNone;
+    case U'r':
+    case U'c':
+      pending_grid_key_ = static_cast<char>(character);
+      return ViewAction::kNone;
+    default:
+      return ViewAction::kNone;
+  }
+}
+
+LeetView::GridState* LeetView::FocusedGrid() {
+  if (focus_ == Pane::kCentre) return &centre_;
+  if (focus_ == Pane::kRight) return &right_;
+  return nullptr;
+}
+
+const std::string* LeetView::FocusedChartId() const {
+  for (const auto& placed : placed_) {
+    const GridState& grid = placed.pane == Pane::kRight ? right_ : centre_;
+    if (placed.pane == focus_ && placed.index_in_page == grid.focused) return &placed.id;
+  }
+  return nullptr;
+}
+
+void LeetView::CycleFocus(int direction) {
+  std::vector<Pane> panes;
+  if (left_shown_) panes.push_back(Pane::kLeft);
+  panes.push_back(Pane::kCentre);
+  if (right_shown_) panes.push_back(Pane::kRight);
+  const auto it = std::find(panes.begin(), panes.end(), focus_);
+  const auto position = static_cast<int>(it == panes.end() ? 0 : it - panes.begin());
+  const int count = static_cast<int>(panes.size());
+  focus_ = panes[static_cast<size_t>(((position + direction) % count + count) % count)];
+}
+
+ViewAction LeetView::Move(int dx, int dy) {
+  if (focus_ == Pane::kLeft) {
+    if (dy == 0) return ViewAction::kNone;
+    if (run_count_ > 0) {
+      if (dy < 0 && run_cursor_ > 0) --run_cursor_;
+      if (dy > 0 && run_cursor_ + 1 < run_count_) ++run_cursor_;
+    } else {
+      if (dy < 0 && overview_scroll_ > 0) --overview_scroll_;
+      if (dy > 0) ++overview_scroll_;
+    }
+    return ViewAction::kRedraw;
+  }
+  GridState* grid = FocusedGrid();
+  if (grid == nullptr || grid->chart_count == 0) return ViewAction::kNone;
+  const auto page_size = static_cast<long>(grid->page_size());
+  const long on_page = std::min<long>(
+      page_size, static_cast<long>(grid->chart_count) - static_cast<long>(grid->page) * page_size);
+  long index = static_cast<long>(grid->focused) + dx + dy * grid->shown_columns;
+  if (index < 0) {
+    if (grid->page == 0) return ViewAction::kNone;
+    --grid->page;
+    index = std::max(0L, index + page_size);
+  } else if (index >= on_page) {
+    if (grid->page + 1 >= grid->pages()) return ViewAction::kNone;
+    ++grid->page;
+    const long next_on_page = std::min<long>(
+        page_size, static_cast<long>(grid->chart_count) - static_cast<long>(grid->page) * page_size);
+    index = std::min(index - on_page, next_on_page - 1);
+  }
+  grid->focused = static_cast<size_t>(index);
+  return ViewAction::kRedraw;
+}
+
+ViewAction LeetView::Page(int delta) {
+  GridState* grid = FocusedGrid();
+  if (grid == nullptr) grid = &centre_;
+  const size_t pages = grid->pages();
+  if (delta > 0 && grid->page + 1 < pages) ++grid->page;
+  if (delta < 0 && grid->page > 0) --grid->page;
+  grid->focused = 0;
+  return ViewAction::kRedraw;
+}
+
+ViewAction LeetView::Zoom(const std::string& chart_id, bool in) {
+  const auto placed = std::find_if(placed_.begin(), placed_.end(),
+                                   [&](const PlacedChart& chart) { return chart.id == chart_id; });
+  if (placed == placed_.end() || placed->full_span <= 0) return ViewAction::kNone;
+  const double span =
+      in ? std::max(kMinZoomSpan, placed->shown_span * kZoomStep) : placed->shown_span / kZoomStep;
+  // Several wheel events may come before the next frame: each one scales what the previous one chose.
+  if (span >= placed->full_span * 0.999) {
+    zoom_.erase(chart_id);
+    placed->shown_span = placed->full_span;
+  } else {
+    zoom_[chart_id] = span;
+    placed->shown_span = span;
+  }
+  return ViewAction::kRedraw;
+}
+
+// ---- rendering -------------------------------------------------------------------------------------------
+
+void LeetView::RefreshGroups(const ViewModel& model) {
+  std::vector<std::pair<const RunModel*, uint64_t>> signature;
+  for (const RunModel* run : model.chart_runs) signature.emplace_back(run, run->keys_version());
+  if (signature == groups_signature_) return;
+  groups_signature_ = std::move(signature);
+  system_groups_ = GroupSystemCharts(model.chart_runs, model.chart_run_labels);
+  sidebar_groups_ = system_groups_;
+  SortForSidebar(sidebar_groups_);
+  history_groups_ = GroupHistoryCharts(model.chart_runs, model.chart_run_labels);
+}
+
+CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
+  CellGrid grid(width, height);
+  placed_.clear();
+  run_count_ = model.mode == LeetMode::kWorkspace ? model.runs.size() : 0;
+  if (run_count_ > 0 && run_cursor_ >= run_count_) run_cursor_ = run_count_ - 1;
+  RefreshGroups(model);
+
+  if (width < kMinWidth || height < kMinHeight) {
+    const Rect all = grid.bounds();
+    const std::string size = fmt::format("{}x{}", width, height);
+    PutCentred(grid, all, height / 2 - 1, "terminal too small", kBoldStyle);
+    PutCentred(grid, all, height / 2, size + fmt::format(" (needs {}x{})", kMinWidth, kMinHeight), {});
+    left_shown_ = right_shown_ = false;
+    return grid;
+  }
+
+  int left_width = left_visible_ ? std::clamp(width * 22 / 100, 26, 44) : 0;
+  int right_width = right_visible_ ? std::clamp(width * 26 / 100, 26, 64) : 0;
+  if (width - left_width - right_width < kMinCentreWidth) right_width = 0;
+  if (width - left_width - right_width < kMinCentreWidth) left_width = 0;
+  left_shown_ = left_width > 0;
+  right_shown_ = right_width > 0;
+  if ((focus_ == Pane::kLeft && !left_shown_) || (focus_ == Pane::kRight && !right_shown_)) {
+    focus_ = Pane::kCentre;
+  }
+  const int body_height = height - 1;
+
+  // Charts after the filter. The centre shows logged metrics when there are any, else system metrics.
+  centre_shows_history_ = !history_groups_.empty();
+  std::vector<const ChartGroup*> centre_charts;
+  for (const auto& group : centre_shows_history_ ? history_groups_ : system_groups_) {
+    if (filter_.Matches(group)) centre_charts.push_back(&group);
+  }
+  std::vector<const ChartGroup*> right_charts;
+  for (const auto& group : sidebar_groups_) {
+    if (filter_.Matches(group)) right_charts.push_back(&group);
+  }
+
+  if (left_shown_) RenderLeft(grid, {0, 0, left_width, body_height}, model);
+  RenderGrid(grid, {left_width, 0, width - left_width - right_width, body_height}, Pane::kCentre,
+             centre_shows_history_ ? "Metrics" : "System metrics", centre_charts, centre_);
+  if (right_shown_) {
+    RenderGrid(grid, {width - right_width, 0, right_width, body_height}, Pane::kRight, "System", right_charts,
+               right_);
+  }
+  RenderStatus(grid, {0, height - 1, width, 1}, model);
+  if (help_visible_) RenderHelp(grid);
+  return grid;
+}
+
+void LeetView::RenderLeft(CellGrid& grid, Rect area, const ViewModel& model) {
+  if (model.mode == LeetMode::kWorkspace) {
+    RenderRunsList(grid, area, model);
+  } else {
+    RenderOverview(grid, area, model);
+  }
+}
+
+void LeetView::RenderOverview(CellGrid& grid, Rect area, const ViewModel& model) {
+  const bool focused = focus_ == Pane::kLeft;
+  const Style border = focused ? Style{75, kDefaultColor, kBold} : kDimStyle;
+  grid.DrawBox(area, border, "Run overview");
+  const Rect inner{area.x + 2, area.y + 1, area.width - 4, area.height - 2};
+  if (model.overview_run == nullptr) {
+    grid.PutText(inner.x, inner.y, "no run open", kDimStyle, inner.width);
+    return;
+  }
+  const RunModel& run = *model.overview_run;
+  const RunOverview& overview = run.overview();
+  struct Line {
+    std::string label;  // empty: a section heading in `value`
+    std::string value;
+    Style style;
+  };
+  std::vector<Line> lines;
+  lines.push_back(
+      {"State", std::string(RunStateName(model.overview_state)), StateStyle(model.overview_state)});
+  if (overview.exit_code) lines.push_back({"Exit code", std::to_string(*overview.exit_code), {}});
+  lines.push_back({"ID", overview.id.empty() ? "?" : overview.id, {}});
+  if (!overview.name.empty()) lines.push_back({"Name", overview.name, {}});
+  if (!overview.project.empty()) lines.push_back({"Project", overview.project, {}});
+  if (!overview.host.empty()) lines.push_back({"Host", overview.host, {}});
+  if (overview.start_time) lines.push_back({"Started", FormatLocalTime(*overview.start_time), {}});
+  std::optional<double> runtime;
+  if (overview.exit_runtime && *overview.exit_runtime > 0) {
+    runtime = overview.exit_runtime;
+  } else if (overview.start_time && model.overview_state == RunState::kRunning) {
+    runtime = model.now_seconds - *overview.start_time;
+  } else if (overview.start_time && overview.last_time) {
+    runtime = *overview.last_time - *overview.start_time;
+  }
+  if (runtime) lines.push_back({"Runtime", FormatDuration(std::max(0.0, *runtime)), {}});
+  lines.push_back({"Samples", GroupedCount(run.stats_records()), {}});
+  if (!overview.tags.empty()) {
+    std::string tags;
+    for (const auto& tag : overview.tags) tags += (tags.empty() ? "" : ", ") + tag;
+    lines.push_back({"Tags", tags, {}});
+  }
+  if (!overview.notes.empty()) lines.push_back({"Notes", overview.notes, {}});
+  if (!overview.environment.empty()) {
+    lines.push_back({"", "Environment", kBoldStyle});
+    for (const auto& [label, value] : overview.environment) lines.push_back({label, value, {}});
+  }
+  if (!overview.config.empty()) {
+    lines.push_back({"", "Config", kBoldStyle});
+    for (const auto& [key, value] : overview.config) lines.push_back({key, value, {}});
+  }
+  if (run.skipped_values() > 0) {
+    lines.push_back({"Skipped", fmt::format("{} non-numeric values", run.skipped_values()), kWarningStyle});
+  }
+  const size_t visible = static_cast<size_t>(std::max(0, inner.height));
+  if (lines.size() <= visible) overview_scroll_ = 0;
+  overview_scroll_ = std::min(overview_scroll_, lines.size() > visible ? lines.size() - visible : 0);
+  constexpr int kLabelWidth = 10;
+  for (size_t row = 0; row < visible && overview_scroll_ + row < lines.size(); ++row) {
+    const Line& line = lines[overview_scroll_ + row];
+    const int y = inner.y + static_cast<int>(row);
+    if (line.label.empty()) {
+      grid.PutText(inner.x, y, "── " + line.value + " ", line.style, inner.width);
+      continue;
+    }
+    grid.PutText(inner.x, y, line.label, kDimStyle, kLabelWidth - 1);
+    grid.PutText(inner.x + kLabelWidth, y, line.value, line.style, inner.width - kLabelWidth);
+  }
+}
+
+void LeetView::RenderRunsList(CellGrid& grid, Rect area, const ViewModel& model) {
+  const bool focused = focus_ == Pane::kLeft;
+  const Style border = focused ? Style{75, kDefaultColor, kBold} : kDimStyle;
+  grid.DrawBox(area, border, fmt::format("Runs ({})", model.runs.size()));
+  const Rect inner{area.x + 1, area.y + 1, area.width - 2, area.height - 2};
+  if (model.runs.empty()) {
+    grid.PutText(inner.x + 1, inner.y, "no runs yet", kDimStyle, inner.width - 1);
+    return;
+  }
+  // Two lines a run: marker and name; state and start time.
+  const size_t per_page = static_cast<size_t>(std::max(1, inner.height / 2));
+  if (run_cursor_ < runs_scroll_) runs_scroll_ = run_cursor_;
+  if (run_cursor_ >= runs_scroll_ + per_page) runs_scroll_ = run_cursor_ + 1 - per_page;
+  for (size_t row = 0; row < per_page && runs_scroll_ + row < model.runs.size(); ++row) {
+    const size_t index = runs_scroll_ + row;
+    const RunListEntry& entry = model.runs[index];
+    const int y = inner.y + static_cast<int>(row) * 2;
+    const bool cursor = index == run_cursor_;
+    Style name_style = cursor ? Style{kDefaultColor, kDefaultColor, focused ? kReverse : kBold} : Style{};
+    grid.PutText(inner.x, y, cursor ? "▶" : " ", name_style, 1);
+    grid.PutText(inner.x + 1, y, entry.selected ? "●" : "○",
+                 entry.selected ? Style{75, kDefaultColor, kBold} : kDimStyle, 1);
+    grid.PutText(inner.x + 3, y, entry.name, name_style, inner.width - 3);
+    int x = inner.x + 3;
+    const std::string_view state = !entry.summarised ? "…"
+                                   : entry.readable  ? RunStateName(entry.state)
+                                                     : "unreadable";
+    x += grid.PutText(x, y + 1, state,
+                      !entry.summarised ? kDimStyle
+                      : entry.readable  ? StateStyle(entry.state)
+                                        : kWarningStyle,
+                      inner.width - 3);
+    grid.PutText(x, y + 1, " · " + entry.started, kDimStyle, inner.x + inner.width - x);
+  }
+}
+
+void LeetView::RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::string& heading,
+                          const std::vector<const ChartGroup*>& charts, GridState& state) {
+  if (area.empty()) return;
+  const bool focused = focus_ == pane;
+  state.chart_count = charts.size();
+  const Rect chart_area{area.x, area.y + 1, area.width, area.height - 1};
+  state.shown_columns = std::clamp(std::min(state.columns, chart_area.width / kMinChartWidth), 1, 9);
+  state.shown_rows = std::clamp(std::min(state.rows, chart_area.height / kMinChartHeight), 1, 9);
+  // Charts that fit on one page share the height among the rows they use.
+  const int rows_needed = static_cast<int>((charts.size() + static_cast<size_t>(state.shown_columns) - 1) /
+                                           static_cast<size_t>(state.shown_columns));
+  if (rows_needed > 0 && rows_needed < state.shown_rows) state.shown_rows = rows_needed;
+  if (state.page >= state.pages()) state.page = state.pages() - 1;
+  const size_t first = state.page * state.page_size();
+  const size_t on_page = std::min(state.page_size(), charts.size() - std::min(first, charts.size()));
+  if (on_page > 0 && state.focused >= on_page) state.focused = on_page - 1;
+
+  // The page comes before the count: a narrow pane cuts the end of the line.
+  std::string header = " " + heading;
+  if (state.pages() > 1) header += fmt::format(" [{}/{}]", state.page + 1, state.pages());
+  header += fmt::format(" · {} chart{}", charts.size(), charts.size() == 1 ? "" : "s");
+  if (!filter_.empty()) header += " · filter: " + filter_.pattern();
+  grid.PutText(area.x, area.y, header, focused ? Style{75, kDefaultColor, kBold} : kBoldStyle, area.width);
+
+  if (charts.empty()) {
+    const std::string message =
+        filter_.empty() ? "no metrics yet" : fmt::format("no charts match \"{}\"", filter_.pattern());
+    PutCentred(grid, chart_area, chart_area.y + chart_area.height / 2, message, kDimStyle);
+    return;
+  }
+  for (size_t i = 0; i < on_page; ++i) {
+    const ChartGroup& group = *charts[first + i];
+    const int row = static_cast<int>(i) / state.shown_columns;
+    const int column = static_cast<int>(i) % state.shown_columns;
+    const int x0 = SpanStart(chart_area.width, state.shown_columns, column);
+    const int x1 = SpanStart(chart_area.width, state.shown_columns, column + 1);
+    const int y0 = SpanStart(chart_area.height, state.shown_rows, row);
+    const int y1 = SpanStart(chart_area.height, state.shown_rows, row + 1);
+    const Rect cell{chart_area.x + x0, chart_area.y + y0, x1 - x0, y1 - y0};
+
+    ChartSpec spec;
+    spec.title = group.section == ChartSection::kOther ? "other: " + group.title : group.title;
+    spec.unit = group.unit;
+    spec.x_axis = group.x_axis;
+    spec.log_scale = log_scale_.count(group.id) > 0;
+    spec.focused = focused && i == state.focused;
+    double x_min = 0;
+    double x_max = 0;
+    bool any = false;
+    for (size_t m = 0; m < group.members.size(); ++m) {
+      const ChartMember& member = group.members[m];
+      spec.series.push_back(
+          {member.series.empty() ? "last" : member.series, member.data, kPalette[m % kPalette.size()]});
+      if (member.data->empty()) continue;
+      x_min = any ? std::min(x_min, member.data->first_x()) : member.data->first_x();
+      x_max = any ? std::max(x_max, member.data->last_x()) : member.data->last_x();
+      any = true;
+    }
+    if (x_max <= x_min) x_max = x_min + 1;
+    // Zoom: a span ending at the newest point, so a zoomed chart still follows a live run.
+    const double full_span = x_max - x_min;
+    if (auto zoom = zoom_.find(group.id); zoom != zoom_.end() && zoom->second < full_span) {
+      x_min = x_max - zoom->second;
+    }
+    spec.x_start = x_min;
+    spec.x_end = x_max;
+    DrawLineChart(grid, cell, spec);
+    placed_.push_back({cell, pane, i, group.id, any ? full_span : 0, x_max - x_min});
+  }
+}
+
+void LeetView::RenderStatus(CellGrid& grid, Rect area, const ViewModel& model) {
+  grid.Fill(area, U' ', kStatusStyle);
+  if (filter_editing_) {
+    const std::string prompt = fmt::format("/{}", filter_text_);
+    int x = area.x;
+    x += grid.PutText(x, area.y, prompt, Style{255, 236, kBold}, area.width - 1);
+    grid.Set(x, area.y, U'▏', Style{255, 236, kBold});
+    grid.PutText(x + 2, area.y,
+                 fmt::format("{} · tab: {} · enter applies · esc cancels", filter_glob_ ? "glob" : "regex",
+                             filter_glob_ ? "regex" : "glob"),
+                 kStatusStyle, area.x + area.width - x - 2);
+    return;
+  }
+  std::string left;
+  Style left_style = kStatusStyle;
+  if (model.mode == LeetMode::kWorkspace) {
+    left =
+        fmt::format(" {} · {} run{}", model.location, model.runs.size(), model.runs.size() == 1 ? "" : "s");
+  } else if (model.overview_run != nullptr) {
+    const RunOverview& overview = model.overview_run->overview();
+    left = fmt::format(" {} · {}", overview.name.empty() ? overview.id : overview.name,
+                       RunStateName(model.overview_state));
+  }
+  if (model.loading) left += fmt::format(" · loading {:.0f}%", model.loaded_fraction * 100);
+  const std::string right = "h help · q quit ";
+  const int right_width = DisplayWidth(right);
+  int x = area.x + grid.PutText(area.x, area.y, left, left_style, area.width - right_width - 1);
+  if (!model.warnings.empty()) {
+    const int room = area.x + area.width - right_width - x - 3;
+    if (room > 4)
+      x += grid.PutText(x + 2, area.y, "⚠ " + model.warnings.front(), Style{214, 236, kBold}, room) + 2;
+  }
+  grid.PutText(area.x + area.width - right_width, area.y, right, kStatusStyle, right_width);
+}
+
+void LeetView::RenderHelp(CellGrid& grid) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kKeys = {{
+      {"h ?", "this help (any key closes it)"},
+      {"q ctrl+c", "quit"},
+      {"/", "filter charts (regex; tab: glob)"},
+      {"esc", "clear the filter / back to runs"},
+      {"ctrl+l", "clear the filter"},
+      {"[ ]", "left / right sidebar"},
+      {"tab", "next pane"},
+      {"arrows wasd", "move focus"},
+      {"n N pgdn pgup", "next / previous page"},
+      {"home end", "first / last page"},
+      {"y", "log scale of the focused chart"},
+      {"+ - wheel", "zoom the focused chart"},
+      {"r c then 1-9", "grid rows / columns"},
+      {"enter", "open the run (runs list)"},
+      {"space", "overlay the run (runs list)"},
+      {"click", "focus a chart"},
+  }};
+  const int width = std::min(grid.width() - 2, 56);
+  const int height = std::min(grid.height() - 2, static_cast<int>(kKeys.size()) + 4);
+  const Rect box{(grid.width() - width) / 2, (grid.height() - height) / 2, width, height};
+  grid.Fill(box, U' ', {});
+  grid.DrawBox(box, Style{75, kDefaultColor, kBold}, "Keys");
+  for (int i = 0; i < static_cast<int>(kKeys.size()) && i < height - 3; ++i) {
+    grid.PutText(box.x + 2, box.y + 1 + i, kKeys[static_cast<size_t>(i)].first, kBoldStyle, 16);
+    grid.PutText(box.x + 18, box.y + 1 + i, kKeys[static_cast<size_t>(i)].second, {}, width - 20);
+  }
+  grid.PutText(box.x + 2, box.y + height - 2, "runmon leet: charts of a run log, live", kDimStyle, width - 4);
+}
+
+}  // namespace runmon::tui

@@ -1,0 +1,149 @@
+// The TUI's screen, as pure code: LeetView keeps what the user chose (focus, pages, sidebars, the filter,
+// grid sizes, log scales, zooms, the help overlay), reacts to input events, and renders a ViewModel (what
+// the app knows about the runs) into a CellGrid. Nothing here reads files or the clock, so frames are
+// golden-tested. Layout: a left sidebar (the run overview, or the runs list in a workspace), a centre grid
+// of charts (the run's logged metrics when it has any, else its system metrics), a right sidebar of system
+// charts (GPU, CPU, RAM, disk, network first) and a status bar. Sidebars give way, right first, when the
+// centre would get too narrow; below the smallest usable size a message replaces the layout.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tui/cell_grid.hpp"
+#include "tui/input.hpp"
+#include "tui/metric_groups.hpp"
+#include "tui/run_model.hpp"
+#include "tui/workspace.hpp"
+
+namespace runmon::tui {
+
+struct RunListEntry {
+  std::string name;     // display name, else id, else directory name
+  std::string started;  // "2026-11-29 19:45"
+  RunState state = RunState::kCrashed;
+  bool selected = false;
+  bool readable = true;    // false: the log could not be read (shown with a warning mark)
+  bool summarised = true;  // false: not read yet (state unknown)
+};
+
+struct ViewModel {
+  LeetMode mode = LeetMode::kSingleRun;
+  std::string location;            // the wandb directory or the run log, for the status bar
+  std::vector<RunListEntry> runs;  // workspace: newest first
+  // The runs charted (one in single-run view; the selected runs in a workspace) and their labels.
+  std::vector<const RunModel*> chart_runs;
+  std::vector<std::string> chart_run_labels;
+  // The run the overview describes (single-run view), its state and its warnings.
+  const RunModel* overview_run = nullptr;
+  RunState overview_state = RunState::kRunning;
+  std::vector<std::string> warnings;
+  bool loading = false;  // the log is still being read
+  double loaded_fraction = 1;
+  bool can_go_back = false;  // esc returns to the workspace
+  double now_seconds = 0;    // for the runtime of a running run
+};
+
+enum class ViewAction {
+  kNone,
+  kRedraw,
+  kQuit,
+  kOpenRun,          // open the run at run_cursor()
+  kBack,             // back to the workspace
+  kToggleSelection,  // select or deselect the run at run_cursor()
+};
+
+enum class Pane { kLeft, kCentre, kRight };
+
+class LeetView {
+ public:
+  LeetView();
+
+  ViewAction Handle(const InputEvent& event);
+  // Renders a frame. The layout it computes (grids, pages, chart positions) is kept for the next events.
+  CellGrid Render(const ViewModel& model, int width, int height);
+
+  size_t run_cursor() const { return run_cursor_; }
+  void set_run_cursor(size_t cursor) { run_cursor_ = cursor; }
+  bool help_visible() const { return help_visible_; }
+  bool filter_editing() const { return filter_editing_; }
+  const MetricFilter& filter() const { return filter_; }
+  Pane focus() const { return focus_; }
+  bool left_visible() const { return left_visible_; }
+  bool right_visible() const { return right_visible_; }
+
+ private:
+  struct GridState {
+    int rows = 4;
+    int columns = 3;
+    size_t page = 0;
+    size_t focused = 0;  // index within the page
+    // From the last render:
+    int shown_rows = 1;
+    int shown_columns = 1;
+    size_t chart_count = 0;
+    size_t page_size() const { return static_cast<size_t>(shown_rows * shown_columns); }
+    size_t pages() const { return chart_count == 0 ? 1 : (chart_count + page_size() - 1) / page_size(); }
+  };
+  struct PlacedChart {
+    Rect area;
+    Pane pane = Pane::kCentre;
+    size_t index_in_page = 0;
+    std::string id;
+    double full_span = 0;   // the x range of the chart's data (0: no data)
+    double shown_span = 0;  // the x range shown
+  };
+
+  ViewAction HandleFilterInput(const InputEvent& event);
+  ViewAction HandleCharacter(char32_t character);
+  ViewAction Move(int dx, int dy);
+  ViewAction Page(int delta);
+  ViewAction Zoom(const std::string& chart_id, bool in);
+  GridState* FocusedGrid();
+  const std::string* FocusedChartId() const;
+  void CycleFocus(int direction);
+  void RefreshGroups(const ViewModel& model);
+
+  void RenderLeft(CellGrid& grid, Rect area, const ViewModel& model);
+  void RenderOverview(CellGrid& grid, Rect area, const ViewModel& model);
+  void RenderRunsList(CellGrid& grid, Rect area, const ViewModel& model);
+  void RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::string& heading,
+                  const std::vector<const ChartGroup*>& charts, GridState& state);
+  void RenderStatus(CellGrid& grid, Rect area, const ViewModel& model);
+  void RenderHelp(CellGrid& grid);
+
+  Pane focus_ = Pane::kCentre;
+  bool left_visible_ = true;
+  bool right_visible_ = true;
+  bool help_visible_ = false;
+  bool filter_editing_ = false;
+  std::string filter_text_;  // while editing
+  bool filter_glob_ = false;
+  MetricFilter filter_;
+  MetricFilter filter_before_edit_;
+  char pending_grid_key_ = 0;  // 'r' or 'c' waiting for a digit
+  GridState centre_;
+  GridState right_{6, 2};
+  size_t run_cursor_ = 0;
+  size_t run_count_ = 0;
+  size_t runs_scroll_ = 0;
+  size_t overview_scroll_ = 0;
+  std::set<std::string> log_scale_;     // chart ids
+  std::map<std::string, double> zoom_;  // chart id -> visible x span
+  std::vector<PlacedChart> placed_;     // from the last render
+  bool left_shown_ = false;             // from the last render (a sidebar may give way)
+  bool right_shown_ = false;
+  bool centre_shows_history_ = false;
+
+  // Chart groups, rebuilt when the charted runs or their key sets change.
+  std::vector<std::pair<const RunModel*, uint64_t>> groups_signature_;
+  std::vector<ChartGroup> system_groups_;   // catalog order
+  std::vector<ChartGroup> sidebar_groups_;  // sidebar order
+  std::vector<ChartGroup> history_groups_;
+};
+
+}  // namespace runmon::tui

@@ -1,0 +1,178 @@
+// Finding runs and summarising them cheaply. See workspace.hpp.
+#include "tui/workspace.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "runlog/log_format.hpp"
+#include "runlog/record_reader.hpp"
+#include "runlog/run_directory.hpp"
+
+namespace runmon::tui {
+namespace fs = std::filesystem;
+namespace {
+
+// "run-20261129_194500-abc123" -> stamp and id; false when the name does not follow W&B's pattern.
+bool ParseRunDirectoryName(std::string_view name, std::string& stamp, std::string& id) {
+  if (name.starts_with("offline-")) name.remove_prefix(8);
+  if (!name.starts_with("run-")) return false;
+  name.remove_prefix(4);
+  // YYYYMMDD_HHMMSS-<id>
+  if (name.size() < 17 || name[8] != '_' || name[15] != '-') return false;
+  for (size_t i = 0; i < 15; ++i) {
+    if (i != 8 && (name[i] < '0' || name[i] > '9')) return false;
+  }
+  stamp = std::string(name.substr(0, 15));
+  id = std::string(name.substr(16));
+  return !id.empty();
+}
+
+// The directory's one run-*.wandb file, or empty.
+fs::path SingleLogIn(const fs::path& directory) {
+  std::error_code error;
+  fs::path found;
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(directory, error)) {
+    const std::string name = entry.path().filename().string();
+    std::error_code type_error;
+    if (name.starts_with("run-") && name.ends_with(".wandb") && entry.is_regular_file(type_error)) {
+      found = entry.path();
+      ++count;
+    }
+  }
+  return count == 1 ? found : fs::path();
+}
+
+bool IsWandbFile(const fs::path& path) {
+  return path.filename().string().ends_with(".wandb");
+}
+
+}  // namespace
+
+Result<LeetTarget> ResolveLeetPath(const std::optional<fs::path>& path) {
+  LeetTarget target;
+  std::error_code error;
+  if (!path) {
+    for (const char* candidate : {"wandb", ".wandb"}) {
+      if (fs::is_directory(candidate, error)) {
+        target.wandb_dir = candidate;
+        break;
+      }
+    }
+    if (target.wandb_dir.empty()) {
+      return Error{
+          "no ./wandb directory here: run `runmon run -- COMMAND` first, or name a run directory, a "
+          ".wandb file or a wandb directory"};
+    }
+    // The latest run opens; the workspace is one esc away. An empty workspace opens as a workspace.
+    if (auto latest = runlog::FindRunLog(target.wandb_dir)) {
+      target.mode = LeetMode::kSingleRun;
+      target.run_log = *latest;
+    }
+    return target;
+  }
+  const auto status = fs::status(*path, error);
+  if (error || !fs::exists(status))
+    return Error{fmt::format("{}: no such file or directory", path->string())};
+  if (fs::is_directory(status)) {
+    if (auto log = SingleLogIn(*path); !log.empty()) {
+      target.mode = LeetMode::kSingleRun;
+      target.run_log = log;
+      target.wandb_dir = fs::absolute(*path, error).parent_path();
+      return target;
+    }
+    target.wandb_dir = *path;
+    return target;
+  }
+  if (!fs::is_regular_file(status)) return Error{fmt::format("{}: not a regular file", path->string())};
+  if (!IsWandbFile(*path)) {
+    return Error{fmt::format("{}: not a run log (a .wandb file), a run directory or a wandb directory",
+                             path->string())};
+  }
+  target.mode = LeetMode::kSingleRun;
+  target.run_log = *path;
+  target.wandb_dir = fs::absolute(*path, error).parent_path().parent_path();
+  return target;
+}
+
+Result<std::vector<RunEntry>> ScanRuns(const fs::path& wandb_dir) {
+  std::error_code error;
+  fs::directory_iterator it(wandb_dir, error);
+  if (error) return Error{fmt::format("{}: {}", wandb_dir.string(), error.message())};
+  std::vector<RunEntry> runs;
+  for (; it != fs::directory_iterator(); it.increment(error)) {
+    if (error) return Error{fmt::format("{}: {}", wandb_dir.string(), error.message())};
+    RunEntry entry;
+    entry.directory_name = it->path().filename().string();
+    std::error_code type_error;
+    if (it->is_symlink(type_error) || !it->is_directory(type_error)) continue;
+    if (!ParseRunDirectoryName(entry.directory_name, entry.stamp, entry.id)) continue;
+    entry.directory = it->path();
+    entry.log = SingleLogIn(entry.directory);
+    runs.push_back(std::move(entry));
+  }
+  std::sort(runs.begin(), runs.end(), [](const RunEntry& a, const RunEntry& b) {
+    return a.stamp != b.stamp ? a.stamp > b.stamp : a.directory_name > b.directory_name;
+  });
+  return runs;
+}
+
+RunSummary SummarizeRun(const fs::path& log, double now_seconds) {
+  RunSummary summary;
+  const int fd = ::open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    summary.error = std::strerror(errno);
+    return summary;
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    summary.error = "not a regular file";
+    return summary;
+  }
+  summary.size = static_cast<uint64_t>(info.st_size);
+  // Block 0, then the last two whole blocks: block boundaries keep their offsets modulo the block size, so
+  // the reader's framing stays aligned and it resyncs at the junction.
+  constexpr uint64_t kBlock = runlog::kBlockSize;
+  const uint64_t tail_start = summary.size > 3 * kBlock ? (summary.size / kBlock - 2) * kBlock : kBlock;
+  std::string bytes;
+  const auto read_range = [&](uint64_t offset, uint64_t length) {
+    const size_t start = bytes.size();
+    bytes.resize(start + length);
+    const ssize_t n = ::pread(fd, bytes.data() + start, length, static_cast<off_t>(offset));
+    bytes.resize(start + static_cast<size_t>(std::max<ssize_t>(n, 0)));
+  };
+  read_range(0, std::min(summary.size, kBlock));
+  if (summary.size > kBlock) read_range(tail_start, summary.size - tail_start);
+  bool lock_held = false;
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    lock_held = errno == EWOULDBLOCK;
+  } else {
+    ::flock(fd, LOCK_UN);
+  }
+  ::close(fd);
+
+  runlog::RecordReader reader(runlog::MemorySource(bytes));
+  RunModel model;
+  for (;;) {
+    const auto outcome = reader.Next();
+    if (outcome != runlog::ReadOutcome::kRecord) {
+      if (outcome == runlog::ReadOutcome::kFailed) summary.error = reader.error();
+      break;
+    }
+    model.Ingest(reader.record());
+  }
+  summary.overview = model.overview();
+  summary.state = DeriveRunState(model, lock_held, now_seconds);
+  return summary;
+}
+
+}  // namespace runmon::tui

@@ -1,0 +1,358 @@
+// LeetView: golden frames (80x24 and 160x48) of fixed runs, and what each key does. Frames are pure
+// functions of the view model, so the runs here are built from records in memory with fixed values, the
+// clock is fixed and times print in UTC.
+#include "tui/view.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "runlog/record_reader.hpp"
+#include "support/golden.hpp"
+#include "support/run_log_builder.hpp"
+
+namespace runmon::tui {
+namespace {
+
+using test::RunLogBuilder;
+constexpr double kStart = 1'780'000'000;  // 2026-05-28 20:26:40 UTC
+
+void ExpectSameFrame(const std::string& actual, const std::string& expected) {
+  EXPECT_TRUE(actual == expected) << test::FirstDifference(actual, expected);
+}
+
+std::filesystem::path Golden(const std::string& name) {
+  return std::filesystem::path(RUNMON_FIXTURES_DIR) / "tui" / (name + ".txt");
+}
+
+class ViewTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ::setenv("TZ", "UTC", 1);
+    ::tzset();
+  }
+
+  static RunModel Ingest(const RunLogBuilder& builder) {
+    RunModel model;
+    for (const auto& record : builder.records()) model.Ingest(record);
+    return model;
+  }
+
+  // Two GPUs, CPU, memory, a disk, the network and an unknown vendor key, 120 samples a second apart.
+  static RunLogBuilder TrainingRun(bool exited = true) {
+    RunLogBuilder builder;
+    builder.Header()
+        .Run("r3snet50", "resnet-50", kStart, "vision", "gpu-node-1")
+        .Environment("python train.py");
+    for (int i = 0; i < 120; ++i) {
+      const double t = i;
+      const auto number = [](double value) { return std::to_string(std::round(value * 100) / 100); };
+      builder.Stats(kStart + t, {{"cpu", number(40 + 30 * std::sin(t / 9))},
+                                 {"proc.memory.rssMB", number(800 + 10 * t)},
+                                 {"memory_percent", number(35 + t / 12)},
+                                 {"disk.sda.in", number(t * 3)},
+                                 {"disk.sda.out", number(t * 5)},
+                                 {"network.sent", number(1e6 * t)},
+                                 {"network.recv", number(2e6 * t)},
+                                 {"gpu.0.gpu", number(50 + 45 * std::sin(t / 7))},
+                                 {"gpu.1.gpu", number(50 + 45 * std::cos(t / 7))},
+                                 {"gpu.0.memoryAllocatedBytes", number(8e9 + 5e7 * t)},
+                                 {"gpu.1.memoryAllocatedBytes", number(6e9 + 4e7 * t)},
+                                 {"gpu.0.temp", number(60 + t / 10)},
+                                 {"gpu.1.temp", number(58 + t / 12)},
+                                 {"gpu.0.powerWatts", number(200 + 100 * std::sin(t / 5))},
+                                 {"gpu.1.powerWatts", number(190 + 90 * std::sin(t / 6))},
+                                 {"vendor.widget.0", number(t)},
+                                 {"vendor.widget.1", number(120 - t)}});
+    }
+    if (exited) builder.Exit(0, 120);
+    return builder;
+  }
+
+  static ViewModel SingleRun(const RunModel& model, RunState state = RunState::kFinished) {
+    ViewModel view_model;
+    view_model.mode = LeetMode::kSingleRun;
+    view_model.location = "wandb/run-20260528_202640-r3snet50/run-r3snet50.wandb";
+    view_model.chart_runs = {&model};
+    view_model.chart_run_labels = {model.overview().name};
+    view_model.overview_run = &model;
+    view_model.overview_state = state;
+    view_model.now_seconds = kStart + 200;
+    return view_model;
+  }
+
+  static void Press(LeetView& view, std::string_view keys) {
+    for (const char c : keys) view.Handle(CharacterEvent(static_cast<char32_t>(c)));
+  }
+};
+
+TEST_F(ViewTest, SingleRunGoldens) {
+  const RunModel model = Ingest(TrainingRun());
+  LeetView view;
+  test::ExpectGolden(Golden("single-run-80x24"), view.Render(SingleRun(model), 80, 24).ToString());
+  test::ExpectGolden(Golden("single-run-160x48"), view.Render(SingleRun(model), 160, 48).ToString());
+}
+
+TEST_F(ViewTest, HelpGolden) {
+  const RunModel model = Ingest(TrainingRun());
+  LeetView view;
+  Press(view, "h");
+  EXPECT_TRUE(view.help_visible());
+  test::ExpectGolden(Golden("help-80x24"), view.Render(SingleRun(model), 80, 24).ToString());
+  view.Handle(KeyEvent(KeyCode::kEscape));
+  EXPECT_FALSE(view.help_visible());
+}
+
+TEST_F(ViewTest, FilterNarrowsTheChartsLive) {
+  const RunModel model = Ingest(TrainingRun());
+  LeetView view;
+  const std::string before = view.Render(SingleRun(model), 160, 48).ToString();
+  EXPECT_NE(before.find("System metrics · 10 charts"), std::string::npos);
+  Press(view, "/");
+  EXPECT_TRUE(view.filter_editing());
+  Press(view, "gpu");
+  const std::string typing = view.Render(SingleRun(model), 160, 48).ToString();
+  EXPECT_NE(typing.find("System metrics · 4 charts"), std::string::npos);
+  EXPECT_NE(typing.find("/gpu"), std::string::npos);  // the prompt
+  view.Handle(KeyEvent(KeyCode::kEnter));
+  EXPECT_FALSE(view.filter_editing());
+  test::ExpectGolden(Golden("filter-gpu-160x48"), view.Render(SingleRun(model), 160, 48).ToString());
+
+  // esc while editing restores the filter that was applied before.
+  Press(view, "/");
+  view.Handle(KeyEvent(KeyCode::kBackspace));
+  view.Handle(KeyEvent(KeyCode::kBackspace));
+  view.Handle(KeyEvent(KeyCode::kBackspace));
+  Press(view, "temp");
+  EXPECT_NE(view.Render(SingleRun(model), 160, 48).ToString().find("System metrics · 1 chart"),
+            std::string::npos);
+  view.Handle(KeyEvent(KeyCode::kEscape));
+  EXPECT_EQ(view.filter().pattern(), "gpu");
+  // esc outside editing clears it.
+  view.Handle(KeyEvent(KeyCode::kEscape));
+  EXPECT_TRUE(view.filter().empty());
+
+  // A regex, a glob (tab toggles), a filter matching nothing.
+  Press(view, "/");
+  Press(view, "^gpu\\.0\\.temp$");
+  EXPECT_NE(view.Render(SingleRun(model), 160, 48).ToString().find("System metrics · 1 chart"),
+            std::string::npos);
+  view.Handle(KeyEvent(KeyCode::kCtrlL));
+  Press(view, "net*traffic");
+  view.Handle(KeyEvent(KeyCode::kTab));
+  EXPECT_TRUE(view.filter().glob());
+  EXPECT_NE(view.Render(SingleRun(model), 160, 48).ToString().find("System metrics · 1 chart"),
+            std::string::npos);
+  view.Handle(KeyEvent(KeyCode::kCtrlL));
+  Press(view, "zzz");
+  view.Handle(KeyEvent(KeyCode::kEnter));
+  EXPECT_NE(view.Render(SingleRun(model), 160, 48).ToString().find("no charts match \"zzz\""),
+            std::string::npos);
+}
+
+TEST_F(ViewTest, SidebarsToggle) {
+  const RunModel model = Ingest(TrainingRun());
+  LeetView view;
+  Press(view, "]");
+  EXPECT_FALSE(view.right_visible());
+  const std::string no_right = view.Render(SingleRun(model), 80, 24).ToString();
+  EXPECT_EQ(no_right.find(" System · "), std::string::npos);
+  Press(view, "[");
+  EXPECT_FALSE(view.left_visible());
+  test::ExpectGolden(Golden("no-sidebars-80x24"), view.Render(SingleRun(model), 80, 24).ToString());
+  Press(view, "[]");
+  EXPECT_NE(view.Render(SingleRun(model), 80, 24).ToString().find("Run overview"), std::string::npos);
+}
+
+TEST_F(ViewTest, PagesFocusLogScaleAndGridSize) {
+  const RunModel model = Ingest(TrainingRun());
+  LeetView view;
+  const ViewModel vm = SingleRun(model);
+  const std::string page1 = view.Render(vm, 160, 48).ToString();
+  EXPECT_EQ(page1.find("[1/"), std::string::npos);  // 10 charts fit one 4x3 page
+  Press(view, "r1c2");                              // 1 row, 2 columns: 5 pages
+  std::string frame = view.Render(vm, 160, 48).ToString();
+  EXPECT_NE(frame.find("[1/5]"), std::string::npos);
+  Press(view, "n");
+  frame = view.Render(vm, 160, 48).ToString();
+  EXPECT_NE(frame.find("[2/5]"), std::string::npos);
+  Press(view, "N");
+  view.Handle(KeyEvent(KeyCode::kPageDown));
+  view.Handle(KeyEvent(KeyCode::kEnd));
+  EXPECT_NE(view.Render(vm, 160, 48).ToString().find("[5/5]"), std::string::npos);
+  view.Handle(KeyEvent(KeyCode::kHome));
+  frame = view.Render(vm, 160, 48).ToString();
+  EXPECT_NE(frame.find("[1/5]"), std::string::npos);
+  // Moving right past the page's last chart goes to the next page.
+  Press(view, "dd");
+  EXPECT_NE(view.Render(vm, 160, 48).ToString().find("[2/5]"), std::string::npos);
+  Press(view, "a");
+  view.Handle(KeyEvent(KeyCode::kLeft));
+  EXPECT_NE(view.Render(vm, 160, 48).ToString().find("[1/5]"), std::string::npos);
+
+  // y: the focused chart (Process CPU) switches to a log scale and back.
+  const std::string linear = view.Render(vm, 160, 48).ToString();
+  Press(view, "y");
+  const std::string logarithmic = view.Render(vm, 160, 48).ToString();
+  EXPECT_NE(linear, logarithmic);
+  Press(view, "y");
+  ExpectSameFrame(view.Render(vm, 160, 48).ToString(), linear);
+  // Tab moves focus through the panes; r with a non-digit changes nothing.
+  EXPECT_EQ(view.focus(), Pane::kCentre);
+  view.Handle(KeyEvent(KeyCode::kTab));
+  EXPECT_EQ(view.focus(), Pane::kRight);
+  view.Handle(KeyEvent(KeyCode::kTab));
+  EXPECT_EQ(view.focus(), Pane::kLeft);
+  view.Handle(KeyEvent(KeyCode::kBackTab));
+  EXPECT_EQ(view.focus(), Pane::kRight);
+  Press(view, "rx");
+  ExpectSameFrame(view.Render(vm, 160, 48).ToString(), view.Render(vm, 160, 48).ToString());
+}
+
+TEST_F(ViewTest, WheelZoomsTheChartUnderThePointerAndFollowsTheTail) {
+  const RunModel model = Ingest(TrainingRun());
+  LeetView view;
+  const ViewModel vm = SingleRun(model);
+  const std::string whole = view.Render(vm, 160, 48).ToString();
+  // The first centre chart starts below the header row, right of the left sidebar.
+  InputEvent wheel{KeyCode::kWheelUp, 0, 50, 5};
+  EXPECT_EQ(view.Handle(wheel), ViewAction::kRedraw);
+  const std::string zoomed = view.Render(vm, 160, 48).ToString();
+  EXPECT_NE(zoomed, whole);
+  // The x axis no longer starts at 0s; zooming back out restores the whole run.
+  wheel.code = KeyCode::kWheelDown;
+  for (int i = 0; i < 10; ++i) view.Handle(wheel);
+  ExpectSameFrame(view.Render(vm, 160, 48).ToString(), whole);
+  // Keyboard zoom of the focused chart.
+  Press(view, "+");
+  EXPECT_NE(view.Render(vm, 160, 48).ToString(), whole);
+  Press(view, "-----");
+  ExpectSameFrame(view.Render(vm, 160, 48).ToString(), whole);
+  // A wheel event outside any chart does nothing.
+  EXPECT_EQ(view.Handle({KeyCode::kWheelUp, 0, 2, 2}), ViewAction::kNone);
+}
+
+TEST_F(ViewTest, LoggedMetricsFillTheCentreAndSystemChartsTheSidebar) {
+  RunLogBuilder builder = TrainingRun();
+  for (int step = 0; step <= 100; ++step) {
+    builder.History(step, {{"loss", std::to_string(2.0 * std::exp(-step / 30.0))},
+                           {"accuracy", std::to_string(1 - std::exp(-step / 25.0))},
+                           {"lr", std::to_string(step < 10 ? 1e-4 * step : 1e-3)}});
+  }
+  const RunModel model = Ingest(builder);
+  LeetView view;
+  const std::string frame = view.Render(SingleRun(model), 160, 48).ToString();
+  EXPECT_NE(frame.find("Metrics · 3 charts"), std::string::npos);
+  test::ExpectGolden(Golden("history-160x48"), frame);
+}
+
+TEST_F(ViewTest, WorkspaceListsRunsAndOverlaysTheSelected) {
+  const RunModel first = Ingest(TrainingRun());
+  RunLogBuilder other_builder = TrainingRun(false);
+  const RunModel second = Ingest(other_builder);
+  ViewModel vm;
+  vm.mode = LeetMode::kWorkspace;
+  vm.location = "wandb";
+  vm.runs = {{"resnet-50", "2026-05-28 20:26", RunState::kRunning, true, true, true},
+             {"bert-large", "2026-05-27 09:00", RunState::kFailed, true, true, true},
+             {"old-run", "2026-05-01 12:00", RunState::kCrashed, false, true, true},
+             {"broken", "2026-04-01 12:00", RunState::kCrashed, false, false, true},
+             {"pending", "2026-03-01 12:00", RunState::kCrashed, false, true, false}};
+  vm.chart_runs = {&first, &second};
+  vm.chart_run_labels = {"resnet-50", "bert-large"};
+  vm.now_seconds = kStart + 200;
+  LeetView view;
+  test::ExpectGolden(Golden("workspace-160x48"), view.Render(vm, 160, 48).ToString());
+  test::ExpectGolden(Golden("workspace-80x24"), view.Render(vm, 80, 24).ToString());
+
+  // The runs list: focus it, move, select, open.
+  view.Handle(KeyEvent(KeyCode::kTab));
+  view.Handle(KeyEvent(KeyCode::kTab));
+  EXPECT_EQ(view.focus(), Pane::kLeft);
+  view.Handle(KeyEvent(KeyCode::kDown));
+  EXPECT_EQ(view.run_cursor(), 1u);
+  EXPECT_EQ(view.Handle(CharacterEvent(U' ')), ViewAction::kToggleSelection);
+  EXPECT_EQ(view.Handle(KeyEvent(KeyCode::kEnter)), ViewAction::kOpenRun);
+  Press(view, "sssssss");
+  EXPECT_EQ(view.run_cursor(), 4u);
+  view.Handle(KeyEvent(KeyCode::kHome));
+  EXPECT_EQ(view.run_cursor(), 0u);
+  view.Handle(KeyEvent(KeyCode::kEnd));
+  EXPECT_EQ(view.run_cursor(), 4u);
+  EXPECT_EQ(view.Handle(KeyEvent(KeyCode::kEscape)), ViewAction::kBack);
+}
+
+TEST_F(ViewTest, WandbWrittenRunGolden) {
+  const std::filesystem::path fixture =
+      std::filesystem::path(RUNMON_FIXTURES_DIR) / "runlog" / "sample-stats.wandb";
+  std::ifstream in(fixture, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  runlog::RecordReader reader(runlog::MemorySource(bytes));
+  RunModel model;
+  while (reader.Next() == runlog::ReadOutcome::kRecord) model.Ingest(reader.record());
+  ASSERT_GT(model.stats_records(), 0u);
+  LeetView view;
+  test::ExpectGolden(Golden("wandb-sample-80x24"), view.Render(SingleRun(model), 80, 24).ToString());
+}
+
+TEST_F(ViewTest, TinyTerminalsGetAMessage) {
+  const RunModel model = Ingest(TrainingRun());
+  LeetView view;
+  test::ExpectGolden(Golden("tiny-30x10"), view.Render(SingleRun(model), 30, 10).ToString());
+  for (int width = 0; width <= 200; width += 7) {
+    for (int height = 0; height <= 60; height += 5) {
+      const CellGrid grid = view.Render(SingleRun(model), width, height);
+      EXPECT_EQ(grid.width(), std::max(width, 0));
+      EXPECT_EQ(grid.height(), std::max(height, 0));
+    }
+  }
+  Press(view, "h");
+  (void)view.Render(SingleRun(model), 1, 1);
+  (void)view.Render(SingleRun(model), 41, 12);
+}
+
+TEST_F(ViewTest, WarningsRunningStateAndHostileNames) {
+  RunLogBuilder builder;
+  builder.Header().Run("evil", "\x1b[2J\x1b]0;pwned\x07name\xff\xfe", kStart).Environment("rm -rf /\r\n");
+  for (int i = 0; i < 30; ++i) {
+    builder.Stats(kStart + i, {{"cpu", std::to_string(i)}, {"\x1b[31mweird key", "1"}, {"text", "\"str\""}});
+  }
+  const RunModel model = Ingest(builder);
+  ViewModel vm = SingleRun(model, RunState::kRunning);
+  vm.warnings = {"damaged log: 4096 bytes skipped in 1 place (first at offset 32768: bad checksum)"};
+  vm.loading = true;
+  vm.loaded_fraction = 0.42;
+  LeetView view;
+  const CellGrid grid = view.Render(vm, 80, 24);
+  for (int y = 0; y < grid.height(); ++y) {
+    for (int x = 0; x < grid.width(); ++x) {
+      const char32_t c = grid.at(x, y).code_point;
+      EXPECT_FALSE(c != 0 && (c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xA0)))
+          << "control at " << x << "," << y;
+    }
+  }
+  test::ExpectGolden(Golden("running-warnings-80x24"), grid.ToString());
+}
+
+TEST_F(ViewTest, QuitKeysAndHelpKeys) {
+  LeetView view;
+  EXPECT_EQ(view.Handle(CharacterEvent(U'q')), ViewAction::kQuit);
+  EXPECT_EQ(view.Handle(KeyEvent(KeyCode::kCtrlC)), ViewAction::kQuit);
+  EXPECT_EQ(view.Handle(CharacterEvent(U'?')), ViewAction::kRedraw);
+  EXPECT_TRUE(view.help_visible());
+  EXPECT_EQ(view.Handle(CharacterEvent(U'x')), ViewAction::kRedraw);
+  EXPECT_FALSE(view.help_visible());
+  Press(view, "h");
+  EXPECT_EQ(view.Handle(CharacterEvent(U'q')), ViewAction::kQuit);
+  // Typing q into the filter is text, not quit.
+  LeetView typing;
+  Press(typing, "/q");
+  EXPECT_EQ(typing.filter().pattern(), "q");
+  EXPECT_EQ(typing.Handle(KeyEvent(KeyCode::kCtrlC)), ViewAction::kQuit);
+}
+
+}  // namespace
+}  // namespace runmon::tui

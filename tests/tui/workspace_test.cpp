@@ -1,0 +1,158 @@
+// Finding runs: what `runmon leet PATH` opens, listing a wandb directory, and run summaries from a log's
+// head and tail (large logs, running and crashed runs, W&B's own files, damage).
+#include "tui/workspace.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "support/run_log_builder.hpp"
+#include "support/temp_dir.hpp"
+
+namespace runmon::tui {
+namespace {
+
+namespace fs = std::filesystem;
+using test::RunLogBuilder;
+using test::TempDir;
+constexpr double kStart = 1'780'000'000;
+
+fs::path WriteRun(const fs::path& wandb, const std::string& stamp, const std::string& id, bool exited,
+                  int samples = 3) {
+  const fs::path log = wandb / ("run-" + stamp + "-" + id) / ("run-" + id + ".wandb");
+  RunLogBuilder builder;
+  builder.Header().Run(id, "name-" + id, kStart);
+  for (int i = 0; i < samples; ++i) builder.Stats(kStart + i, {{"cpu", std::to_string(i % 100)}});
+  if (exited) builder.Exit(0, samples);
+  builder.WriteTo(log);
+  return log;
+}
+
+// Runs a callable with the working directory set to `dir`.
+template <typename F>
+auto InDirectory(const fs::path& dir, F f) {
+  const auto previous = fs::current_path();
+  fs::current_path(dir);
+  auto result = f();
+  fs::current_path(previous);
+  return result;
+}
+
+TEST(ResolveLeetPath, EachKindOfPath) {
+  TempDir dir("leet-ws");
+  const fs::path wandb = dir.path() / "wandb";
+  const auto older = WriteRun(wandb, "20260101_000000", "old", true);
+  const auto newer = WriteRun(wandb, "20260102_000000", "new", true);
+
+  auto workspace = ResolveLeetPath(wandb);
+  ASSERT_TRUE(workspace.ok()) << workspace.error();
+  EXPECT_EQ(workspace->mode, LeetMode::kWorkspace);
+  EXPECT_EQ(workspace->wandb_dir, wandb);
+
+  auto run_dir = ResolveLeetPath(older.parent_path());
+  ASSERT_TRUE(run_dir.ok());
+  EXPECT_EQ(run_dir->mode, LeetMode::kSingleRun);
+  EXPECT_EQ(run_dir->run_log, older);
+
+  auto file = ResolveLeetPath(newer);
+  ASSERT_TRUE(file.ok());
+  EXPECT_EQ(file->mode, LeetMode::kSingleRun);
+  EXPECT_EQ(file->run_log, newer);
+
+  // Nothing: ./wandb with its newest run open.
+  auto none = InDirectory(dir.path(), [] { return ResolveLeetPath(std::nullopt); });
+  ASSERT_TRUE(none.ok()) << none.error();
+  EXPECT_EQ(none->mode, LeetMode::kSingleRun);
+  EXPECT_EQ(fs::canonical(dir.path() / none->run_log), fs::canonical(newer));
+}
+
+TEST(ResolveLeetPath, ClearErrors) {
+  TempDir dir("leet-ws");
+  auto missing = ResolveLeetPath(dir.path() / "nope");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().find("no such file"), std::string::npos);
+  std::ofstream(dir.path() / "notes.txt") << "hello";
+  auto text = ResolveLeetPath(dir.path() / "notes.txt");
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.error().find("not a run log"), std::string::npos);
+  auto none = InDirectory(dir.path(), [] { return ResolveLeetPath(std::nullopt); });
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().find("no ./wandb"), std::string::npos);
+  // An empty wandb directory opens as an (empty) workspace.
+  fs::create_directory(dir.path() / "wandb");
+  auto empty = InDirectory(dir.path(), [] { return ResolveLeetPath(std::nullopt); });
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->mode, LeetMode::kWorkspace);
+}
+
+TEST(ScanRuns, NewestFirstSkippingWhatIsNotARun) {
+  TempDir dir("leet-ws");
+  const fs::path wandb = dir.path();
+  WriteRun(wandb, "20260101_000000", "aaa", true);
+  WriteRun(wandb, "20260301_000000", "ccc", true);
+  fs::create_directories(wandb / "offline-run-20260201_000000-bbb");
+  fs::create_directories(wandb / "run-garbage");
+  fs::create_directories(wandb / "something-else");
+  std::ofstream(wandb / "run-20260401_000000-file") << "a file, not a directory";
+  fs::create_directory_symlink(wandb / "run-20260101_000000-aaa", wandb / "latest-run");
+  fs::create_directory_symlink(wandb / "run-20260101_000000-aaa", wandb / "run-20260501_000000-link");
+  auto runs = ScanRuns(wandb);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 3u);
+  EXPECT_EQ((*runs)[0].id, "ccc");
+  EXPECT_EQ((*runs)[1].id, "bbb");
+  EXPECT_TRUE((*runs)[1].log.empty());
+  EXPECT_EQ((*runs)[2].id, "aaa");
+  EXPECT_EQ((*runs)[2].stamp, "20260101_000000");
+  EXPECT_FALSE((*runs)[2].log.empty());
+  EXPECT_FALSE(ScanRuns(dir.path() / "missing").ok());
+}
+
+TEST(SummarizeRun, ReadsHeadAndTailOfALargeLog) {
+  TempDir dir("leet-ws");
+  const auto log = WriteRun(dir.path(), "20260101_000000", "big", true, 20000);
+  ASSERT_GT(fs::file_size(log), 8u * 32768);
+  const auto summary = SummarizeRun(log, kStart + 1e6);
+  EXPECT_TRUE(summary.error.empty()) << summary.error;
+  EXPECT_EQ(summary.overview.id, "big");
+  EXPECT_EQ(summary.overview.name, "name-big");
+  EXPECT_EQ(summary.state, RunState::kFinished);
+  ASSERT_TRUE(summary.overview.last_time.has_value());
+  EXPECT_DOUBLE_EQ(*summary.overview.last_time, kStart + 19999);
+}
+
+TEST(SummarizeRun, RunningCrashedAndUnreadable) {
+  TempDir dir("leet-ws");
+  // A runmon log without an exit record whose writer is gone: crashed.
+  const auto crashed = WriteRun(dir.path(), "20260101_000000", "gone", false);
+  EXPECT_EQ(SummarizeRun(crashed, kStart + 10).state, RunState::kCrashed);
+  // One whose writer still holds it: running.
+  const fs::path open_log = dir.path() / "run-20260102_000000-live" / "run-live.wandb";
+  fs::create_directories(open_log.parent_path());
+  auto writer = runlog::LogWriter::Create(open_log);
+  ASSERT_TRUE(writer.ok());
+  RunLogBuilder builder;
+  builder.Header().Run("live", "live", kStart).Stats(kStart + 1, {{"cpu", "1"}});
+  for (const auto& record : builder.records()) ASSERT_TRUE(writer->Append(record.SerializeAsString()).ok());
+  EXPECT_EQ(SummarizeRun(open_log, kStart + 1e6).state, RunState::kRunning);
+  // Not a log.
+  std::ofstream(dir.path() / "junk.wandb") << std::string(100000, 'x');
+  EXPECT_FALSE(SummarizeRun(dir.path() / "junk.wandb", kStart).error.empty());
+  EXPECT_FALSE(SummarizeRun(dir.path() / "missing.wandb", kStart).error.empty());
+  EXPECT_FALSE(SummarizeRun(dir.path(), kStart).error.empty());
+}
+
+TEST(SummarizeRun, WandbsOwnFile) {
+  const fs::path fixture = fs::path(RUNMON_FIXTURES_DIR) / "runlog" / "sample-stats.wandb";
+  const auto summary = SummarizeRun(fixture, 0);
+  EXPECT_TRUE(summary.error.empty()) << summary.error;
+  EXPECT_EQ(summary.overview.id, "smpl0001");
+  EXPECT_EQ(summary.overview.name, "sample-stats");
+  EXPECT_EQ(summary.overview.host, "fixture-host");
+}
+
+}  // namespace
+}  // namespace runmon::tui
