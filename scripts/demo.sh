@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's first command: installs what is needed, builds runmon (Release), records a run of a small
-# workload (a process tree that computes for a few seconds) with `runmon run` and shows what it wrote.
+# workload (a process tree that computes for a few seconds) with `runmon run` and shows what it wrote, as
+# CSV, as records and as a frame of the terminal UI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -16,3 +17,6 @@ build/runmon dump --format csv build/wandb | cut -d, -f1-5
 echo
 echo "== its records (runmon dump build/wandb; first 300 characters of each) =="
 build/runmon dump build/wandb | cut -c1-300
+echo
+echo "== the run in runmon's terminal UI (one frame; run 'build/runmon leet build/wandb' to browse it live) =="
+build/runmon leet build/wandb/latest-run --print-frame 120x36

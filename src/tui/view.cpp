@@ -377,6 +377,11 @@ CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
   CellGrid grid(width, height);
   placed_.clear();
   run_count_ = model.mode == LeetMode::kWorkspace ? model.runs.size() : 0;
+  // A workspace starts on its runs list; a run that is opened, on its charts.
+  if (!shown_mode_ || *shown_mode_ != model.mode) {
+    focus_ = model.mode == LeetMode::kWorkspace ? Pane::kLeft : Pane::kCentre;
+    shown_mode_ = model.mode;
+  }
   if (run_count_ > 0 && run_cursor_ >= run_count_) run_cursor_ = run_count_ - 1;
   RefreshGroups(model);
 
@@ -565,6 +570,19 @@ void LeetView::RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::strin
     PutCentred(grid, chart_area, chart_area.y + chart_area.height / 2, message, kDimStyle);
     return;
   }
+  // One x range for the whole grid: charts line up, and a key that starts late shows where it started.
+  double range_min = 0;
+  double range_max = 0;
+  bool any = false;
+  for (const ChartGroup* group : charts) {
+    for (const ChartMember& member : group->members) {
+      if (member.data->empty()) continue;
+      range_min = any ? std::min(range_min, member.data->first_x()) : member.data->first_x();
+      range_max = any ? std::max(range_max, member.data->last_x()) : member.data->last_x();
+      any = true;
+    }
+  }
+  if (range_max <= range_min) range_max = range_min + 1;
   for (size_t i = 0; i < on_page; ++i) {
     const ChartGroup& group = *charts[first + i];
     const int row = static_cast<int>(i) / state.shown_columns;
@@ -581,19 +599,13 @@ void LeetView::RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::strin
     spec.x_axis = group.x_axis;
     spec.log_scale = log_scale_.count(group.id) > 0;
     spec.focused = focused && i == state.focused;
-    double x_min = 0;
-    double x_max = 0;
-    bool any = false;
     for (size_t m = 0; m < group.members.size(); ++m) {
       const ChartMember& member = group.members[m];
       spec.series.push_back(
           {member.series.empty() ? "last" : member.series, member.data, kPalette[m % kPalette.size()]});
-      if (member.data->empty()) continue;
-      x_min = any ? std::min(x_min, member.data->first_x()) : member.data->first_x();
-      x_max = any ? std::max(x_max, member.data->last_x()) : member.data->last_x();
-      any = true;
     }
-    if (x_max <= x_min) x_max = x_min + 1;
+    double x_min = range_min;
+    double x_max = range_max;
     // Zoom: a span ending at the newest point, so a zoomed chart still follows a live run.
     const double full_span = x_max - x_min;
     if (auto zoom = zoom_.find(group.id); zoom != zoom_.end() && zoom->second < full_span) {

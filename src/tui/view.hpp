@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -138,6 +139,7 @@ class LeetView {
   bool left_shown_ = false;             // from the last render (a sidebar may give way)
   bool right_shown_ = false;
   bool centre_shows_history_ = false;
+  std::optional<LeetMode> shown_mode_;  // the mode of the last render
 
   // Chart groups, rebuilt when the charted runs or their key sets change.
   std::vector<std::pair<const RunModel*, uint64_t>> groups_signature_;

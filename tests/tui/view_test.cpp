@@ -268,9 +268,7 @@ TEST_F(ViewTest, WorkspaceListsRunsAndOverlaysTheSelected) {
   test::ExpectGolden(Golden("workspace-160x48"), view.Render(vm, 160, 48).ToString());
   test::ExpectGolden(Golden("workspace-80x24"), view.Render(vm, 80, 24).ToString());
 
-  // The runs list: focus it, move, select, open.
-  view.Handle(KeyEvent(KeyCode::kTab));
-  view.Handle(KeyEvent(KeyCode::kTab));
+  // The runs list has the focus in a workspace: move, select, open.
   EXPECT_EQ(view.focus(), Pane::kLeft);
   view.Handle(KeyEvent(KeyCode::kDown));
   EXPECT_EQ(view.run_cursor(), 1u);
@@ -335,6 +333,26 @@ TEST_F(ViewTest, WarningsRunningStateAndHostileNames) {
     }
   }
   test::ExpectGolden(Golden("running-warnings-80x24"), grid.ToString());
+}
+
+TEST_F(ViewTest, StylesMarkStateFocusAndStatus) {
+  const RunModel model = Ingest(TrainingRun());
+  LeetView view;
+  const CellGrid grid = view.Render(SingleRun(model, RunState::kFailed), 80, 24);
+  // "State     failed": the state in red and bold.
+  EXPECT_EQ(grid.at(12, 1).code_point, U'f');
+  EXPECT_EQ(grid.at(12, 1).style.fg, 203);
+  EXPECT_TRUE(grid.at(12, 1).style.attributes & kBold);
+  // The focused chart (the centre's first) has a bold border; the next one does not.
+  EXPECT_TRUE(grid.at(26, 1).style.attributes & kBold);
+  EXPECT_FALSE(grid.at(26, 9).style.attributes & kBold);
+  // The status bar is one coloured line.
+  for (int x = 0; x < grid.width(); ++x) EXPECT_EQ(grid.at(x, 23).style.bg, 236) << x;
+  // Tab moves the focus highlight to the sidebar.
+  view.Handle(KeyEvent(KeyCode::kTab));
+  const CellGrid after = view.Render(SingleRun(model, RunState::kFailed), 80, 24);
+  EXPECT_FALSE(after.at(26, 1).style.attributes & kBold);
+  EXPECT_TRUE(after.at(54, 1).style.attributes & kBold);
 }
 
 TEST_F(ViewTest, QuitKeysAndHelpKeys) {
