@@ -34,10 +34,11 @@ bool ParseSize(const std::string& text, int& width, int& height) {
 }
 
 int PrintFrame(tui::LeetSession& session, int width, int height) {
-  while (session.loading()) session.Work(Clock::now(), std::chrono::seconds(1));
-  session.Work(Clock::now(), std::chrono::seconds(1));  // a workspace's summaries
-  while (session.loading()) session.Work(Clock::now(), std::chrono::seconds(1));
   tui::LeetView view;
+  session.Work(Clock::now(), std::chrono::seconds(10));  // a workspace's summaries
+  // Building a frame's model opens the runs it charts (a workspace's run under the cursor): then read them.
+  (void)session.BuildViewModel(view, WallSeconds());
+  while (session.loading()) session.Work(Clock::now(), std::chrono::seconds(1));
   const auto frame = view.Render(session.BuildViewModel(view, WallSeconds()), width, height);
   fmt::print("{}\n", frame.ToString());
   return 0;
