@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package runmon needs to build, test and benchmark. Idempotent; needs root
-# (or sudo). Nothing is downloaded from anywhere but Debian's archive.
+# (or sudo). Everything comes from Debian's archive; the dashboard's JavaScript packages come from the npm
+# registry at build time (`npm ci`, pinned by web/package-lock.json and tests/browser/package-lock.json).
 set -euo pipefail
 packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config
   libfmt-dev nlohmann-json3-dev libcli11-dev libprotobuf-dev protobuf-compiler zlib1g-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libre2-dev libncurses-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libre2-dev libncurses-dev libcpp-httplib-dev
+  chromium
   python3 python3-psutil python3-protobuf procps tmux
 )
+# Node.js and npm build the dashboard (web/) and drive the browser tests. Debian's packages, unless a
+# Node.js with its own npm is already installed (Debian's npm package would conflict with it).
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

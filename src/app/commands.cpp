@@ -26,6 +26,7 @@
 #include "app/leet_command.hpp"
 #include "app/output.hpp"
 #include "app/run_command.hpp"
+#include "app/serve_command.hpp"
 #include "collectors/builtin.hpp"
 #include "config/settings.hpp"
 #include "core/catalog.hpp"
@@ -182,6 +183,19 @@ int RunCommandLine(int argc, char** argv) {
                    "Print one frame of the loaded run as text at this size and exit (no terminal needed)")
       ->type_name("WIDTHxHEIGHT");
 
+  ServeCommandOptions serve_options;
+  auto* serve = app.add_subcommand(
+      "serve", "Serve the web dashboard of a directory of runs (127.0.0.1 only by default)");
+  serve->add_option("--logdir", serve_options.logdir, "Directory of runs (default ./wandb)")
+      ->type_name("DIR");
+  serve->add_option("--host", serve_options.host,
+                    "Address to listen on (default 127.0.0.1; others need --token)");
+  serve->add_option("--port", serve_options.port, "Port (default 8765; 0 picks a free one)")
+      ->check(CLI::Range(0, 65535));
+  serve->add_option(
+      "--token", serve_options.token,
+      "Require this secret (16+ characters) from every request: a bearer header, or ?token= once");
+
   bool markdown = false;
   auto* catalog = app.add_subcommand("catalog", "List every metric key with its unit and meaning");
   catalog->add_flag("--markdown", markdown, "As the Markdown table of docs/metrics.md");
@@ -197,6 +211,7 @@ int RunCommandLine(int argc, char** argv) {
   if (run->parsed()) return RunRunCommand(run_options, original_open_files_limit);
   if (dump->parsed()) return RunDumpCommand(dump_options);
   if (leet->parsed()) return RunLeetCommand(leet_options);
+  if (serve->parsed()) return RunServeCommand(serve_options);
   if (catalog->parsed()) {
     if (markdown) {
       fmt::print("{}", RenderCatalogMarkdown());

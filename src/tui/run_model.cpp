@@ -127,6 +127,9 @@ void RunModel::IngestEnvironment(const wandb::EnvironmentRecord& environment) {
   std::string command = environment.program();
   if (environment.args_size() > 0) command += (command.empty() ? "" : " ") + JoinArgs(environment.args());
   SetFact("Command", command);
+  if (!command.empty()) overview_.command = command;
+  if (!environment.gpu_type().empty()) overview_.gpu_type = environment.gpu_type();
+  if (environment.gpu_count() > 0) overview_.gpu_count = environment.gpu_count();
   SetFact("Host", environment.host());
   if (overview_.host.empty()) overview_.host = environment.host();
   SetFact("User", environment.username());

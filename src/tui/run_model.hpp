@@ -38,6 +38,9 @@ struct RunOverview {
   std::optional<double> last_time;     // the newest record timestamp seen
   std::optional<int> exit_code;        // from the exit record
   std::optional<double> exit_runtime;  // seconds, from the exit record
+  std::string command;                 // program and arguments, from the environment record
+  std::string gpu_type;                // "NVIDIA H100 80GB HBM3"
+  uint32_t gpu_count = 0;
   // Environment facts in display order ("OS", "Linux-6.1 ..."), ("Command", "python train.py"), ...
   std::vector<std::pair<std::string, std::string>> environment;
   std::vector<std::pair<std::string, std::string>> config;  // key, value_json

@@ -1,0 +1,594 @@
+// The JSON API's handlers. See api.hpp and docs/serve-api.md.
+#include "web/api.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+#include <nlohmann/json.hpp>
+
+#include "core/utf8.hpp"
+#include "runlog/run_directory.hpp"
+#include "tui/metric_groups.hpp"
+#include "web/downsample.hpp"
+
+namespace runmon::web {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxRunsPerChart = 16;
+constexpr int kMaxWidth = 2000;
+constexpr size_t kMaxPatternBytes = 1024;
+
+std::optional<std::string> Param(const QueryParams& params, const std::string& name) {
+  const auto it = params.find(name);
+  if (it == params.end()) return std::nullopt;
+  return it->second;
+}
+
+Result<long long> IntParam(const QueryParams& params, const std::string& name, long long fallback,
+                           long long min, long long max) {
+  const auto text = Param(params, name);
+  if (!text) return fallback;
+  long long value = 0;
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (error != std::errc() || end != text->data() + text->size() || value < min || value > max) {
+    return Error{fmt::format("{}: '{}' is not an integer from {} to {}", name, ToValidUtf8(*text), min, max)};
+  }
+  return value;
+}
+
+Result<std::optional<double>> NumberParam(const QueryParams& params, const std::string& name) {
+  const auto text = Param(params, name);
+  if (!text) return std::optional<double>();
+  double value = 0;
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (error != std::errc() || end != text->data() + text->size() || !std::isfinite(value)) {
+    return Error{fmt::format("{}: '{}' is not a finite number", name, ToValidUtf8(*text))};
+  }
+  return std::optional<double>(value);
+}
+
+std::vector<std::string> SplitList(std::string_view text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) parts.emplace_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return parts;
+}
+
+std::string Lowered(std::string_view text) {
+  std::string lowered(text);
+  for (char& c : lowered) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return lowered;
+}
+
+// A float or double as the shortest JSON number that reads back as it.
+void AppendNumber(std::string& out, double value) {
+  if (!std::isfinite(value)) {
+    out += "null";
+    return;
+  }
+  fmt::format_to(std::back_inserter(out), "{}", value);
+}
+void AppendNumber(std::string& out, float value) {
+  if (!std::isfinite(value)) {
+    out += "null";
+    return;
+  }
+  fmt::format_to(std::back_inserter(out), "{}", value);
+}
+
+std::optional<double> Duration(const tui::RunOverview& overview) {
+  if (overview.exit_runtime && *overview.exit_runtime > 0) return overview.exit_runtime;
+  if (overview.start_time && overview.last_time)
+    return std::max(0.0, *overview.last_time - *overview.start_time);
+  return std::nullopt;
+}
+
+json OptionalNumber(const std::optional<double>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+std::string SectionName(tui::ChartSection section) {
+  switch (section) {
+    case tui::ChartSection::kSystem:
+      return "system";
+    case tui::ChartSection::kOther:
+      return "other";
+    case tui::ChartSection::kLogged:
+      return "logged";
+  }
+  return "system";
+}
+
+std::string DisplayName(const tui::RunOverview& overview, std::string_view dir) {
+  if (!overview.name.empty()) return overview.name;
+  if (!overview.id.empty()) return overview.id;
+  return std::string(dir);
+}
+
+json Text(std::string_view text) {
+  return json(ToValidUtf8(text));
+}
+
+// The runs a chart request names, each locked for reading for as long as this lives.
+struct LockedRuns {
+  std::vector<std::shared_ptr<LoadedRun>> runs;
+  std::vector<std::shared_lock<std::shared_mutex>> locks;
+  std::vector<const tui::RunModel*> models;
+  std::vector<std::string> labels;
+};
+
+Result<LockedRuns> LockRuns(RunStore& store, const QueryParams& params) {
+  const auto runs_text = Param(params, "runs");
+  if (!runs_text) return Error{"runs: missing (comma-separated run directories)"};
+  const auto dirs = SplitList(*runs_text);
+  if (dirs.empty() || dirs.size() > kMaxRunsPerChart) {
+    return Error{fmt::format("runs: give 1 to {} run directories", kMaxRunsPerChart)};
+  }
+  LockedRuns locked;
+  for (const auto& dir : dirs) {
+    auto run = store.Acquire(dir);
+    if (run == nullptr) return Error{fmt::format("404:no run '{}' with a readable log", ToValidUtf8(dir))};
+    locked.runs.push_back(std::move(run));
+  }
+  for (const auto& run : locked.runs) {
+    locked.locks.emplace_back(run->mutex);
+    locked.models.push_back(&run->model);
+    locked.labels.push_back(DisplayName(run->model.overview(), run->dir));
+  }
+  return locked;
+}
+
+struct SelectedSeries {
+  std::string title;
+  std::string unit;
+  std::string x_axis = "time";
+  std::vector<tui::ChartMember> members;
+};
+
+Result<SelectedSeries> SelectSeries(const LockedRuns& locked, const QueryParams& params) {
+  const auto chart = Param(params, "chart");
+  const auto keys = Param(params, "keys");
+  const auto match = Param(params, "match");
+  if (static_cast<int>(chart.has_value()) + static_cast<int>(keys.has_value()) +
+          static_cast<int>(match.has_value()) !=
+      1) {
+    return Error{"give exactly one of chart, keys or match"};
+  }
+  SelectedSeries selected;
+  if (chart) {
+    for (const bool history : {false, true}) {
+      auto groups = history ? tui::GroupHistoryCharts(locked.models, locked.labels)
+                            : tui::GroupSystemCharts(locked.models, locked.labels);
+      for (auto& group : groups) {
+        if (group.id != *chart) continue;
+        selected.title = group.title;
+        selected.unit = group.unit;
+        selected.x_axis = history ? "step" : "time";
+        selected.members = std::move(group.members);
+        return selected;
+      }
+    }
+    return Error{fmt::format("404:no chart '{}' in these runs", ToValidUtf8(*chart))};
+  }
+  std::unique_ptr<RE2> regex;
+  std::set<std::string> wanted;
+  if (keys) {
+    const auto list = SplitList(*keys);
+    if (list.empty() || list.size() > 100) return Error{"keys: give 1 to 100 keys"};
+    wanted.insert(list.begin(), list.end());
+    selected.title = list.size() == 1 ? list.front() : fmt::format("{} metrics", list.size());
+  } else {
+    if (match->empty() || match->size() > kMaxPatternBytes) {
+      return Error{fmt::format("match: give a regular expression of 1 to {} bytes", kMaxPatternBytes)};
+    }
+    RE2::Options options;
+    options.set_case_sensitive(false);
+    options.set_log_errors(false);
+    options.set_max_mem(8 << 20);
+    regex = std::make_unique<RE2>(*match, options);
+    if (!regex->ok()) return Error{fmt::format("match: {}", regex->error())};
+    selected.title = *match;
+  }
+  bool any_time = false;
+  std::set<std::string> units;
+  for (size_t run = 0; run < locked.models.size(); ++run) {
+    const std::string prefix = locked.models.size() > 1 ? locked.labels[run] + " " : "";
+    for (const bool history : {false, true}) {
+      const auto& all = history ? locked.models[run]->history_series() : locked.models[run]->system_series();
+      for (const auto& [key, data] : all) {
+        const bool wanted_key = regex ? RE2::PartialMatch(key, *regex) : wanted.count(key) > 0;
+        if (!wanted_key) continue;
+        selected.members.push_back({key, prefix + key, run, &data});
+        any_time = any_time || !history;
+        units.insert(history ? "" : tui::IdentifySystemKey(key).unit);
+      }
+    }
+  }
+  selected.x_axis = any_time || selected.members.empty() ? "time" : "step";
+  if (units.size() == 1) selected.unit = *units.begin();
+  return selected;
+}
+
+ApiResponse FromError(const std::string& message) {
+  if (message.starts_with("404:")) return ErrorResponse(404, message.substr(4));
+  return ErrorResponse(400, message);
+}
+
+}  // namespace
+
+std::string JsonString(std::string_view text) {
+  return json(ToValidUtf8(text)).dump();
+}
+
+ApiResponse ErrorResponse(int status, std::string_view message) {
+  return {status, "application/json", json{{"error", ToValidUtf8(message)}}.dump(), {}};
+}
+
+ApiResponse ListRuns(const RunStore& store, const QueryParams& params) {
+  const auto offset = IntParam(params, "offset", 0, 0, std::numeric_limits<int>::max());
+  if (!offset) return ErrorResponse(400, offset.error());
+  const auto limit = IntParam(params, "limit", 100, 1, 1000);
+  if (!limit) return ErrorResponse(400, limit.error());
+  const std::string sort = Param(params, "sort").value_or("start");
+  static const std::set<std::string> kSorts = {"start", "name", "state",   "duration",
+                                               "host",  "id",   "command", "gpu"};
+  if (kSorts.count(sort) == 0) {
+    return ErrorResponse(
+        400, fmt::format("sort: '{}' is not start, name, state, duration, host, id, command or gpu",
+                         ToValidUtf8(sort)));
+  }
+  const std::string order = Param(params, "order").value_or("desc");
+  if (order != "asc" && order != "desc") return ErrorResponse(400, "order: asc or desc");
+  const std::string query = Lowered(Param(params, "q").value_or(""));
+  if (query.size() > 256) return ErrorResponse(400, "q: at most 256 bytes");
+
+  struct Row {
+    json value;
+    std::string sort_text;
+    double sort_number = 0;
+    std::string dir;
+  };
+  std::vector<Row> rows;
+  for (const auto& run : store.Runs()) {
+    const std::string& dir = run.entry.directory_name;
+    const tui::RunOverview empty;
+    const tui::RunOverview& overview = run.summary ? run.summary->overview : empty;
+    const std::string name = DisplayName(overview, run.entry.id.empty() ? dir : run.entry.id);
+    const std::string id = overview.id.empty() ? run.entry.id : overview.id;
+    const std::string state = !run.summary ? "unknown" : std::string(tui::RunStateName(run.summary->state));
+    std::optional<double> start = overview.start_time;
+    const auto duration = Duration(overview);
+    if (!query.empty()) {
+      const std::string haystack = Lowered(name + "\n" + id + "\n" + overview.host + "\n" + overview.command +
+                                           "\n" + overview.project + "\n" + overview.gpu_type + "\n" + dir);
+      if (haystack.find(query) == std::string::npos) continue;
+    }
+    Row row;
+    row.dir = dir;
+    row.value = {
+        {"dir", Text(dir)},
+        {"id", Text(id)},
+        {"name", Text(name)},
+        {"project", Text(overview.project)},
+        {"state", state},
+        {"start", OptionalNumber(start)},
+        {"duration", OptionalNumber(duration)},
+        {"host", Text(overview.host)},
+        {"command", Text(overview.command)},
+        {"gpu", Text(overview.gpu_type)},
+        {"gpu_count", overview.gpu_count},
+        {"warning", run.summary && !run.summary->error.empty() ? Text(run.summary->error) : json(nullptr)}};
+    if (sort == "start") {
+      row.sort_number = start.value_or(-1);
+      row.sort_text = run.entry.stamp;
+    } else if (sort == "duration") {
+      row.sort_number = duration.value_or(-1);
+    } else {
+      const std::map<std::string, std::string> texts = {{"name", name},
+                                                        {"state", state},
+                                                        {"host", overview.host},
+                                                        {"id", id},
+                                                        {"command", overview.command},
+                                                        {"gpu", overview.gpu_type}};
+      row.sort_text = Lowered(texts.at(sort));
+    }
+    rows.push_back(std::move(row));
+  }
+  const bool numeric = sort == "start" || sort == "duration";
+  const bool ascending = order == "asc";
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    if (numeric && a.sort_number != b.sort_number) {
+      return ascending ? a.sort_number < b.sort_number : a.sort_number > b.sort_number;
+    }
+    if (a.sort_text != b.sort_text) return ascending ? a.sort_text < b.sort_text : a.sort_text > b.sort_text;
+    return ascending ? a.dir < b.dir : a.dir > b.dir;
+  });
+  json runs = json::array();
+  const auto first = static_cast<size_t>(std::min<long long>(*offset, static_cast<long long>(rows.size())));
+  const size_t last = std::min(rows.size(), first + static_cast<size_t>(*limit));
+  for (size_t i = first; i < last; ++i) runs.push_back(std::move(rows[i].value));
+  const std::string scan_error = store.scan_error();
+  json body = {{"total", rows.size()},
+               {"offset", *offset},
+               {"logdir", Text(store.logdir().string())},
+               {"warning", scan_error.empty() ? json(nullptr) : Text(scan_error)},
+               {"runs", std::move(runs)}};
+  return {200, "application/json", body.dump(), {}};
+}
+
+ApiResponse DescribeRun(RunStore& store, std::string_view dir) {
+  if (!store.FindRun(dir))
+    return ErrorResponse(404, fmt::format("no run '{}' in the logdir", ToValidUtf8(dir)));
+  auto run = store.Acquire(dir);
+  if (run == nullptr)
+    return ErrorResponse(404, fmt::format("run '{}' has no readable log", ToValidUtf8(dir)));
+  std::shared_lock lock(run->mutex);
+  const tui::RunModel& model = run->model;
+  const tui::RunOverview& overview = model.overview();
+  json environment = json::array();
+  for (const auto& [label, value] : overview.environment) environment.push_back({Text(label), Text(value)});
+  json config = json::array();
+  for (const auto& [key, value] : overview.config) config.push_back({Text(key), Text(value)});
+  json warnings = json::array();
+  for (const auto& warning : run->loader->Warnings()) warnings.push_back(Text(warning));
+  if (model.skipped_values() > 0) {
+    warnings.push_back(fmt::format("{} values were not numbers and are not charted", model.skipped_values()));
+  }
+  json charts = json::array();
+  const std::vector<const tui::RunModel*> models = {&model};
+  for (const bool history : {false, true}) {
+    const auto groups = history ? tui::GroupHistoryCharts(models, {}) : tui::GroupSystemCharts(models, {});
+    for (const auto& group : groups) {
+      json series = json::array();
+      for (const auto& member : group.members)
+        series.push_back({{"key", Text(member.key)}, {"name", Text(member.series)}});
+      charts.push_back({{"id", Text(group.id)},
+                        {"title", Text(group.title)},
+                        {"unit", Text(group.unit)},
+                        {"section", SectionName(group.section)},
+                        {"x_axis", history ? "step" : "time"},
+                        {"series", std::move(series)}});
+    }
+  }
+  json body = {{"dir", Text(run->dir)},
+               {"id", Text(overview.id)},
+               {"name", Text(DisplayName(overview, run->dir))},
+               {"project", Text(overview.project)},
+               {"host", Text(overview.host)},
+               {"command", Text(overview.command)},
+               {"gpu", Text(overview.gpu_type)},
+               {"gpu_count", overview.gpu_count},
+               {"state", std::string(tui::RunStateName(run->state))},
+               {"exit_code", overview.exit_code ? json(*overview.exit_code) : json(nullptr)},
+               {"start", OptionalNumber(overview.start_time)},
+               {"duration", OptionalNumber(Duration(overview))},
+               {"samples", model.stats_records()},
+               {"loading", !run->caught_up},
+               {"warnings", std::move(warnings)},
+               {"environment", std::move(environment)},
+               {"config", std::move(config)},
+               {"charts", std::move(charts)}};
+  return {200, "application/json", body.dump(), {}};
+}
+
+ApiResponse ChartJson(RunStore& store, const QueryParams& params) {
+  const auto width = IntParam(params, "width", 800, 1, kMaxWidth);
+  if (!width) return ErrorResponse(400, width.error());
+  const auto start = NumberParam(params, "start");
+  if (!start) return ErrorResponse(400, start.error());
+  const auto end = NumberParam(params, "end");
+  if (!end) return ErrorResponse(400, end.error());
+  if (*start && *end && **end <= **start) return ErrorResponse(400, "end: must be greater than start");
+  auto locked = LockRuns(store, params);
+  if (!locked) return FromError(locked.error());
+  auto selected = SelectSeries(*locked, params);
+  if (!selected) return FromError(selected.error());
+
+  std::vector<const tui::TimeSeries*> series;
+  double x_min = 0;
+  double x_max = 0;
+  bool any = false;
+  for (const auto& member : selected->members) {
+    series.push_back(member.data);
+    if (member.data->empty()) continue;
+    x_min = any ? std::min(x_min, member.data->first_x()) : member.data->first_x();
+    x_max = any ? std::max(x_max, member.data->last_x()) : member.data->last_x();
+    any = true;
+  }
+  const double range_start = start->value_or(x_min);
+  double range_end = end->value_or(x_max);
+  if (range_end <= range_start) range_end = range_start + 1;
+  const ChartData data = Downsample(series, range_start, range_end, static_cast<int>(*width));
+  bool loading = false;
+  for (const auto& run : locked->runs) loading = loading || !run->caught_up;
+
+  std::string out;
+  out.reserve(64 + data.x.size() * 10 * (1 + series.size()));
+  out += "{\"title\":" + JsonString(selected->title) + ",\"unit\":" + JsonString(selected->unit) +
+         ",\"x_axis\":" + JsonString(selected->x_axis) + ",\"start\":";
+  AppendNumber(out, data.start);
+  out += ",\"end\":";
+  AppendNumber(out, data.end);
+  out += fmt::format(",\"width\":{},\"raw\":{},\"loading\":{},\"x\":[", data.width, data.raw, loading);
+  for (size_t i = 0; i < data.x.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendNumber(out, static_cast<float>(data.x[i]));
+  }
+  out += "],\"series\":[";
+  for (size_t k = 0; k < selected->members.size(); ++k) {
+    const auto& member = selected->members[k];
+    if (k > 0) out += ',';
+    out += "{\"run\":" + JsonString(locked->runs[member.run]->dir) +
+           ",\"run_name\":" + JsonString(locked->labels[member.run]) + ",\"key\":" + JsonString(member.key) +
+           ",\"name\":" + JsonString(member.series) + ",\"last\":";
+    if (member.data->empty()) {
+      out += "null";
+    } else {
+      AppendNumber(out, member.data->last_y());
+    }
+    out += ",\"values\":[";
+    const auto& values = data.values[k];
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i > 0) out += ',';
+      if (values[i]) {
+        AppendNumber(out, static_cast<float>(*values[i]));
+      } else {
+        out += "null";
+      }
+    }
+    out += "]}";
+  }
+  out += "]}";
+  return {200, "application/json", std::move(out), {}};
+}
+
+ApiResponse ChartCsv(RunStore& store, const QueryParams& params) {
+  auto locked = LockRuns(store, params);
+  if (!locked) return FromError(locked.error());
+  auto selected = SelectSeries(*locked, params);
+  if (!selected) return FromError(selected.error());
+  const auto quote = [](std::string_view text) {
+    const std::string valid = ToValidUtf8(text);
+    if (valid.find_first_of(",\"\r\n") == std::string::npos) return valid;
+    std::string quoted = "\"";
+    for (const char c : valid) {
+      if (c == '"') quoted += '"';
+      quoted += c;
+    }
+    return quoted + "\"";
+  };
+  std::string out = "run,key,x,value\n";
+  for (const auto& member : selected->members) {
+    const std::string prefix = quote(locked->runs[member.run]->dir) + "," + quote(member.key) + ",";
+    for (size_t i = 0; i < member.data->size(); ++i) {
+      out += prefix;
+      AppendNumber(out, member.data->x(i));
+      out += ',';
+      AppendNumber(out, member.data->y(i));
+      out += '\n';
+    }
+  }
+  std::string file = selected->title;
+  for (char& c : file) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.'))
+      c = '_';
+  }
+  return {200,
+          "text/csv; charset=utf-8",
+          std::move(out),
+          {{"Content-Disposition", fmt::format("attachment; filename=\"{}.csv\"", file.substr(0, 100))}}};
+}
+
+Result<std::string> ValidateLayout(std::string_view body) {
+  if (body.size() > kMaxLayoutBytes)
+    return Error{fmt::format("the layout is over {} bytes", kMaxLayoutBytes)};
+  const json layout = json::parse(body, nullptr, false);
+  if (layout.is_discarded() || !layout.is_object()) return Error{"the layout is not a JSON object"};
+  if (!layout.contains("version") || layout["version"] != 1) return Error{"version: must be 1"};
+  if (!layout.contains("panels") || !layout["panels"].is_array()) return Error{"panels: must be an array"};
+  const auto& panels = layout["panels"];
+  if (panels.size() > 100) return Error{"panels: at most 100"};
+  json normal = {{"version", 1}, {"panels", json::array()}};
+  std::set<std::string> ids;
+  for (const auto& panel : panels) {
+    if (!panel.is_object()) return Error{"panels: each panel must be an object"};
+    if (!panel.contains("id") || !panel["id"].is_string()) return Error{"panel id: must be a string"};
+    const std::string id = panel["id"];
+    if (id.empty() || id.size() > 64 || !std::all_of(id.begin(), id.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                 c == '-';
+        })) {
+      return Error{"panel id: 1 to 64 characters of A-Z a-z 0-9 _ -"};
+    }
+    if (!ids.insert(id).second) return Error{fmt::format("panel id '{}' appears twice", id)};
+    std::string title;
+    if (panel.contains("title")) {
+      if (!panel["title"].is_string()) return Error{"panel title: must be a string"};
+      title = panel["title"];
+      if (title.size() > 200) return Error{"panel title: at most 200 bytes"};
+    }
+    json keys = json::array();
+    if (panel.contains("keys")) {
+      if (!panel["keys"].is_array() || panel["keys"].size() > 100)
+        return Error{"panel keys: an array of at most 100"};
+      for (const auto& key : panel["keys"]) {
+        if (!key.is_string() || key.get<std::string>().size() > 512)
+          return Error{"panel keys: strings of at most 512 bytes"};
+        keys.push_back(key);
+      }
+    }
+    std::string match;
+    if (panel.contains("match")) {
+      if (!panel["match"].is_string()) return Error{"panel match: must be a string"};
+      match = panel["match"];
+      if (match.size() > kMaxPatternBytes) return Error{"panel match: at most 1024 bytes"};
+      if (!match.empty()) {
+        RE2::Options options;
+        options.set_log_errors(false);
+        RE2 regex(match, options);
+        if (!regex.ok()) return Error{fmt::format("panel match: {}", regex.error())};
+      }
+    }
+    if (keys.empty() && match.empty()) return Error{fmt::format("panel '{}': give keys or match", id)};
+    normal["panels"].push_back({{"id", id}, {"title", title}, {"keys", keys}, {"match", match}});
+  }
+  return normal.dump(2);
+}
+
+ApiResponse GetLayout(const RunStore& store) {
+  std::error_code error;
+  const auto path = store.logdir() / std::string(kLayoutFileName);
+  if (!std::filesystem::is_regular_file(path, error))
+    return {200, "application/json", R"({"version":1,"panels":[]})", {}};
+  std::string text;
+  {
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (file == nullptr) return ErrorResponse(500, fmt::format("cannot read {}", path.string()));
+    std::array<char, 8192> buffer{};
+    size_t n = 0;
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), file)) > 0 && text.size() <= kMaxLayoutBytes) {
+      text.append(buffer.data(), n);
+    }
+    std::fclose(file);
+  }
+  auto layout = ValidateLayout(text);
+  if (!layout) {
+    // A damaged file is not served as it is: an empty layout, and the reason.
+    return {200,
+            "application/json",
+            json{{"version", 1},
+                 {"panels", json::array()},
+                 {"warning", "the saved layout was ignored: " + layout.error()}}
+                .dump(),
+            {}};
+  }
+  return {200, "application/json", *layout, {}};
+}
+
+ApiResponse PutLayout(const RunStore& store, std::string_view body) {
+  auto layout = ValidateLayout(body);
+  if (!layout) return ErrorResponse(body.size() > kMaxLayoutBytes ? 413 : 400, layout.error());
+  std::error_code error;
+  if (!std::filesystem::is_directory(store.logdir(), error)) {
+    return ErrorResponse(409, fmt::format("the logdir {} does not exist", store.logdir().string()));
+  }
+  const auto status =
+      runlog::WriteFileAtomically(store.logdir() / std::string(kLayoutFileName), *layout + "\n");
+  if (!status) return ErrorResponse(500, status.error());
+  return {200, "application/json", *layout, {}};
+}
+
+}  // namespace runmon::web

@@ -1,0 +1,276 @@
+// The dashboard's HTTP server. See server.hpp.
+#include "web/server.hpp"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "web/api.hpp"
+
+namespace runmon::web {
+namespace {
+
+constexpr size_t kMaxBodyBytes = kMaxLayoutBytes + 1024;
+constexpr int kMaxEventStreams = 32;
+constexpr auto kKeepAliveComment = std::chrono::seconds(15);
+constexpr std::string_view kCookieName = "runmon_token";
+
+void Send(httplib::Response& res, const ApiResponse& api) {
+  res.status = api.status;
+  for (const auto& [name, value] : api.headers) res.set_header(name, value);
+  res.set_content(api.body, api.content_type);
+}
+
+QueryParams ToParams(const httplib::Params& params) {
+  return QueryParams(params.begin(), params.end());
+}
+
+std::string CookieValue(const httplib::Request& req, std::string_view name) {
+  const std::string cookies = req.get_header_value("Cookie");
+  size_t start = 0;
+  while (start < cookies.size()) {
+    const size_t end = std::min(cookies.find(';', start), cookies.size());
+    std::string_view part(cookies.data() + start, end - start);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    if (part.size() > name.size() && part.substr(0, name.size()) == name && part[name.size()] == '=') {
+      return std::string(part.substr(name.size() + 1));
+    }
+    start = end + 1;
+  }
+  return {};
+}
+
+// The Host header's host part ("[::1]:8765" -> "::1", "localhost:8765" -> "localhost").
+std::string HostOf(std::string_view header) {
+  if (header.starts_with("[")) {
+    const size_t close = header.find(']');
+    return std::string(close == std::string_view::npos ? header : header.substr(1, close - 1));
+  }
+  return std::string(header.substr(0, header.find(':')));
+}
+
+// The request's path and query without the token parameter (for the redirect that sets the cookie).
+std::string WithoutToken(const httplib::Request& req) {
+  std::string query;
+  for (const auto& [name, value] : req.params) {
+    if (name == "token") continue;
+    query += (query.empty() ? "?" : "&") + httplib::detail::encode_query_param(name) + "=" +
+             httplib::detail::encode_query_param(value);
+  }
+  return req.path + query;
+}
+
+}  // namespace
+
+bool IsLoopbackHost(std::string_view host) {
+  return host == "127.0.0.1" || host == "::1" || host == "localhost" || host == "[::1]";
+}
+
+Status CheckServeOptions(const ServeOptions& options) {
+  if (options.port < 0 || options.port > 65535)
+    return Error{fmt::format("--port: {} is not 0 to 65535", options.port)};
+  if (options.host.empty()) return Error{"--host: empty"};
+  if (!IsLoopbackHost(options.host) && options.token.empty()) {
+    return Error{
+        fmt::format("--host {} would expose the runs beyond this machine: give --token too", options.host)};
+  }
+  if (!options.token.empty()) {
+    if (options.token.size() < 16) return Error{"--token: use at least 16 characters"};
+    for (const char c : options.token) {
+      if (c <= ' ' || c == 0x7F || c == ';' || c == ',' || c == '"' || c == '\\') {
+        return Error{"--token: printable characters without spaces, ; , \" or \\"};
+      }
+    }
+  }
+  return OkStatus();
+}
+
+bool SameSecret(std::string_view a, std::string_view b) {
+  unsigned char difference = a.size() == b.size() ? 0 : 1;
+  const size_t n = std::max(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i) {
+    const auto x = static_cast<unsigned char>(i < a.size() ? a[i] : 0);
+    const auto y = static_cast<unsigned char>(i < b.size() ? b[i] : 0);
+    difference = static_cast<unsigned char>(difference | (x ^ y));
+  }
+  return difference == 0;
+}
+
+DashboardServer::DashboardServer(RunStore& store, ServeOptions options, std::span<const Asset> assets)
+    : store_(store),
+      options_(std::move(options)),
+      assets_(assets),
+      server_(std::make_unique<httplib::Server>()) {
+  // Event streams hold a thread each while open: a pool larger than the stream cap.
+  server_->new_task_queue = [] { return new httplib::ThreadPool(kMaxEventStreams + 16); };
+  server_->set_read_timeout(5, 0);
+  server_->set_write_timeout(5, 0);
+  server_->set_keep_alive_timeout(5);
+  server_->set_keep_alive_max_count(1000);
+  server_->set_payload_max_length(kMaxBodyBytes);
+  Routes();
+}
+
+DashboardServer::~DashboardServer() {
+  Stop();
+}
+
+Status DashboardServer::Bind() {
+  if (options_.port == 0) {
+    port_ = server_->bind_to_any_port(options_.host);
+    if (port_ <= 0) return Error{fmt::format("cannot listen on {}: no free port", options_.host)};
+    return OkStatus();
+  }
+  if (!server_->bind_to_port(options_.host, options_.port)) {
+    return Error{fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)",
+                             options_.host, options_.port)};
+  }
+  port_ = options_.port;
+  return OkStatus();
+}
+
+void DashboardServer::Serve() {
+  server_->listen_after_bind();
+}
+
+void DashboardServer::Stop() {
+  store_.Stop();  // wakes the event streams
+  server_->stop();
+}
+
+void DashboardServer::Routes() {
+  httplib::Server& server = *server_;
+  server.set_default_headers({{"X-Content-Type-Options", "nosniff"},
+                              {"X-Frame-Options", "DENY"},
+                              {"Referrer-Policy", "no-referrer"},
+                              {"Cache-Control", "no-store"},
+                              {"Content-Security-Policy",
+                               "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+                               "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"}});
+
+  server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    using Handled = httplib::Server::HandlerResponse;
+    if (options_.token.empty()) {
+      // No token: loopback only, and the page must have been loaded from a loopback name.
+      const std::string host = HostOf(req.get_header_value("Host"));
+      if (!IsLoopbackHost(host)) {
+        Send(res, ErrorResponse(403, "this server answers only requests addressed to a loopback host"));
+        return Handled::Handled;
+      }
+      return Handled::Unhandled;
+    }
+    const std::string authorization = req.get_header_value("Authorization");
+    if (authorization.starts_with("Bearer ") && SameSecret(authorization.substr(7), options_.token)) {
+      return Handled::Unhandled;
+    }
+    if (SameSecret(CookieValue(req, kCookieName), options_.token)) return Handled::Unhandled;
+    if (req.has_param("token") && SameSecret(req.get_param_value("token"), options_.token)) {
+      res.status = 303;
+      res.set_header("Location", WithoutToken(req));
+      res.set_header("Set-Cookie",
+                     fmt::format("{}={}; HttpOnly; SameSite=Strict; Path=/", kCookieName, options_.token));
+      return Handled::Handled;
+    }
+    Send(res, ErrorResponse(401, "a token is required: open the URL runmon serve printed (…/?token=…)"));
+    return Handled::Handled;
+  });
+
+  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    Send(res, ErrorResponse(500, "internal error"));
+  });
+
+  server.Get("/api/runs", [this](const httplib::Request& req, httplib::Response& res) {
+    Send(res, ListRuns(store_, ToParams(req.params)));
+  });
+  server.Get(R"(/api/runs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    Send(res, DescribeRun(store_, req.matches[1].str()));
+  });
+  server.Get("/api/chart", [this](const httplib::Request& req, httplib::Response& res) {
+    Send(res, ChartJson(store_, ToParams(req.params)));
+  });
+  server.Get("/api/chart.csv", [this](const httplib::Request& req, httplib::Response& res) {
+    Send(res, ChartCsv(store_, ToParams(req.params)));
+  });
+  server.Get("/api/layout",
+             [this](const httplib::Request&, httplib::Response& res) { Send(res, GetLayout(store_)); });
+  server.Put("/api/layout", [this](const httplib::Request& req, httplib::Response& res) {
+    Send(res, PutLayout(store_, req.body));
+  });
+
+  server.Get("/api/events", [this](const httplib::Request& req, httplib::Response& res) {
+    static std::atomic<int> open_streams{0};
+    if (open_streams.load() >= kMaxEventStreams) {
+      Send(res, ErrorResponse(503, "too many event streams are open"));
+      return;
+    }
+    struct Watched {
+      std::shared_ptr<LoadedRun> run;
+      uint64_t data_version = 0;
+      tui::RunState state = tui::RunState::kRunning;
+    };
+    auto watched = std::make_shared<std::vector<Watched>>();
+    if (req.has_param("runs")) {
+      const std::string runs = req.get_param_value("runs");
+      size_t start = 0;
+      while (start < runs.size() && watched->size() < 16) {
+        const size_t comma = std::min(runs.find(',', start), runs.size());
+        if (auto run = store_.Acquire(runs.substr(start, comma - start))) {
+          std::shared_lock lock(run->mutex);
+          watched->push_back({run, run->model.data_version(), run->state});
+        }
+        start = comma + 1;
+      }
+    }
+    ++open_streams;
+    auto runs_version = std::make_shared<uint64_t>(store_.runs_version());
+    auto seen = std::make_shared<uint64_t>(store_.version());
+    res.set_header("X-Accel-Buffering", "no");
+    res.set_chunked_content_provider(
+        "text/event-stream",
+        [this, watched, runs_version, seen](size_t, httplib::DataSink& sink) {
+          std::string out;
+          if (!store_.WaitForChange(*seen, kKeepAliveComment)) return false;
+          *seen = store_.version();
+          if (store_.runs_version() != *runs_version) {
+            *runs_version = store_.runs_version();
+            out += "event: runs\ndata: {}\n\n";
+          }
+          for (auto& entry : *watched) {
+            std::shared_lock lock(entry.run->mutex);
+            const uint64_t version = entry.run->model.data_version();
+            if (version == entry.data_version && entry.run->state == entry.state) continue;
+            entry.data_version = version;
+            entry.state = entry.run->state;
+            out += fmt::format(
+                "event: run\ndata: {{\"dir\":{},\"samples\":{},\"state\":\"{}\",\"loading\":{}}}\n\n",
+                JsonString(entry.run->dir), entry.run->model.stats_records(), tui::RunStateName(entry.state),
+                !entry.run->caught_up);
+          }
+          if (out.empty()) out = ": keep-alive\n\n";
+          return sink.write(out.data(), out.size());
+        },
+        [](bool) { --open_streams; });
+  });
+
+  server.Get(R"(/api/.*)", [](const httplib::Request&, httplib::Response& res) {
+    Send(res, ErrorResponse(404, "no such API endpoint"));
+  });
+
+  // The dashboard's files: looked up in memory by exact path.
+  server.Get(R"(/.*)", [this](const httplib::Request& req, httplib::Response& res) {
+    const std::string path = req.path == "/" ? "/index.html" : req.path;
+    for (const Asset& asset : assets_) {
+      if (asset.path != path) continue;
+      res.set_content(asset.data.data(), asset.data.size(), std::string(asset.content_type).c_str());
+      return;
+    }
+    res.status = 404;
+    res.set_content("not found\n", "text/plain; charset=utf-8");
+  });
+}
+
+}  // namespace runmon::web

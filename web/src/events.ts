@@ -1,0 +1,46 @@
+// Server-sent events from /api/events: `runs` (the list changed) and `run` (a watched run grew or changed
+// state). EventSource reconnects by itself; the status callback drives the "live" indicator.
+
+export interface RunEvent {
+  dir: string;
+  samples: number | null;
+  state: string;
+}
+
+export interface EventHandlers {
+  runs?: () => void;
+  run?: (e: RunEvent) => void;
+  status?: (connected: boolean) => void;
+}
+
+export class EventStream {
+  private es: EventSource | null;
+
+  constructor(url: string, handlers: EventHandlers) {
+    this.es = new EventSource(url, { withCredentials: false });
+    this.es.addEventListener('open', () => handlers.status?.(true));
+    this.es.addEventListener('error', () => handlers.status?.(false));
+    this.es.addEventListener('runs', () => handlers.runs?.());
+    this.es.addEventListener('run', (ev) => {
+      let data: unknown = null;
+      try {
+        data = JSON.parse((ev as MessageEvent<string>).data);
+      } catch {
+        return;
+      }
+      if (typeof data !== 'object' || data === null) return;
+      const o = data as Record<string, unknown>;
+      if (typeof o.dir !== 'string') return;
+      handlers.run?.({
+        dir: o.dir,
+        samples: typeof o.samples === 'number' ? o.samples : null,
+        state: typeof o.state === 'string' ? o.state : '',
+      });
+    });
+  }
+
+  close(): void {
+    this.es?.close();
+    this.es = null;
+  }
+}

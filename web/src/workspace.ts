@@ -1,0 +1,372 @@
+// A run workspace (#/runs/<dir>[,<dir>...]): the runs' overview, user panels, the System section (system
+// and other charts) and the Metrics section (logged history). Several runs show the union of their
+// charts by id, each series named "<run name> <series name>". Live: an event stream for the shown runs
+// refetches a run's header and the charts (each at most once per second) when the run grows.
+
+import { ApiError, apiUrl, type ChartDef, errorText, fetchRun, type RunDetail } from './api';
+import { type ChartHost, ChartView, type RunRef, type TimeMode } from './chart';
+import { button, h, replaceChildren } from './dom';
+import { EventStream } from './events';
+import { formatDuration, formatTime } from './format';
+import { Panels } from './panels';
+import type { Page } from './router';
+import { stateBadge } from './widgets';
+
+const kTimeModeKey = 'runmon.timeMode';
+const kThrottleMs = 1000;
+
+function loadTimeMode(): TimeMode {
+  try {
+    return localStorage.getItem(kTimeModeKey) === 'wall' ? 'wall' : 'relative';
+  } catch {
+    return 'relative';
+  }
+}
+
+function saveTimeMode(m: TimeMode): void {
+  try {
+    localStorage.setItem(kTimeModeKey, m);
+  } catch {
+    // storage disabled: the choice lasts for this page only
+  }
+}
+
+type RunSlot = { dir: string; detail: RunDetail | null; error: string | null };
+
+export function workspacePage(dirs: string[]): Page {
+  const slots: RunSlot[] = dirs.map((dir) => ({ dir, detail: null, error: null }));
+  let timeMode: TimeMode = loadTimeMode();
+  const charts = new Map<string, ChartView>();
+  let destroyed = false;
+  let events: EventStream | null = null;
+  let wasConnected = false;
+  let everConnected = false;
+  let loadingTimer: number | null = null;
+  const headerTimers = new Map<string, number>();
+  const headerLast = new Map<string, number>();
+  const openDetails = new Set<string>(); // which <details> the user opened, kept across header refreshes
+
+  const host: ChartHost = {
+    runs: (): RunRef[] =>
+      slots
+        .filter((s) => s.detail !== null)
+        .map((s) => ({ dir: s.dir, name: s.detail!.name || s.dir, start: s.detail!.start, duration: s.detail!.duration })),
+    timeMode: () => timeMode,
+  };
+
+  const allKeys = (): string[] => {
+    const keys = new Set<string>();
+    for (const s of slots) for (const c of s.detail?.charts ?? []) for (const se of c.series) if (se.key) keys.add(se.key);
+    return [...keys].sort((a, b) => a.localeCompare(b));
+  };
+  const panels = new Panels(host, allKeys);
+
+  // ---- skeleton ----
+  const relBtn = button('Relative time', { class: 'seg', testid: 'time-relative' }, () => setTimeMode('relative'));
+  const wallBtn = button('Wall-clock time', { class: 'seg', testid: 'time-wall' }, () => setTimeMode('wall'));
+  const liveEl = h('span', { class: 'live', testid: 'live-status' });
+  const addPanelBtn = button('+ Add panel', { class: 'btn btn-primary', testid: 'add-panel' }, () => panels.openForm());
+  addPanelBtn.disabled = true;
+  const headerEl = h('div', { class: 'run-cards', testid: 'run-headers' });
+  const statusEl = h('div', { class: 'status', testid: 'workspace-status' });
+  const systemGrid = h('div', { class: 'chart-grid', testid: 'system-grid' });
+  const metricsGrid = h('div', { class: 'chart-grid', testid: 'metrics-grid' });
+  const systemCount = h('span', { class: 'count' });
+  const metricsCount = h('span', { class: 'count' });
+  const systemEmpty = h('div', { class: 'muted empty-note' }, 'No system metrics recorded.');
+  const systemSection = h(
+    'section',
+    { class: 'section', testid: 'system-section' },
+    h('h2', { class: 'section-title' }, 'System', systemCount),
+    systemEmpty,
+    systemGrid,
+  );
+  const metricsSection = h(
+    'section',
+    { class: 'section', testid: 'metrics-section' },
+    h('h2', { class: 'section-title' }, 'Metrics', metricsCount),
+    metricsGrid,
+  );
+  systemSection.hidden = true;
+  metricsSection.hidden = true;
+
+  const root = h(
+    'div',
+    { class: 'page workspace', testid: 'workspace' },
+    h(
+      'div',
+      { class: 'toolbar' },
+      h('a', { href: '#/', class: 'btn', testid: 'back-to-runs' }, '← Runs'),
+      h('div', { class: 'segmented', role: 'group', 'aria-label': 'Time axis', testid: 'time-toggle' }, relBtn, wallBtn),
+      h('span', { class: 'spacer' }),
+      liveEl,
+      addPanelBtn,
+    ),
+    statusEl,
+    headerEl,
+    panels.section,
+    systemSection,
+    metricsSection,
+  );
+
+  function renderTimeToggle(): void {
+    relBtn.setAttribute('aria-pressed', String(timeMode === 'relative'));
+    wallBtn.setAttribute('aria-pressed', String(timeMode === 'wall'));
+    const runs = host.runs();
+    const noStart = runs.some((r) => r.start === null);
+    wallBtn.disabled = noStart;
+    wallBtn.title = noStart ? 'A run has no known start time' : 'x = run start + elapsed time';
+    relBtn.title = 'x = seconds since each run started';
+  }
+
+  function setTimeMode(m: TimeMode): void {
+    if (m === timeMode) return;
+    timeMode = m;
+    saveTimeMode(m);
+    renderTimeToggle();
+    for (const v of charts.values()) v.timeModeChanged();
+    panels.timeModeChanged();
+  }
+
+  function setLive(connected: boolean): void {
+    const running = slots.some((s) => s.detail?.state === 'running');
+    liveEl.textContent = connected ? (running ? '● live' : '● connected') : everConnected ? '○ reconnecting…' : '○ connecting…';
+    liveEl.classList.toggle('on', connected);
+    liveEl.dataset.connected = String(connected);
+  }
+
+  // ---- header ----
+
+  function detailsBlock(key: string, summary: string, rows: [string, string][], testid: string): HTMLElement {
+    const d = h(
+      'details',
+      { class: 'kv-block', testid },
+      h('summary', null, `${summary} (${rows.length})`),
+      h(
+        'table',
+        { class: 'kv' },
+        h('tbody', null, ...rows.map(([k, v]) => h('tr', null, h('th', null, k), h('td', { class: 'mono' }, v)))),
+      ),
+    );
+    d.open = openDetails.has(key);
+    d.addEventListener('toggle', () => {
+      if (d.open) openDetails.add(key);
+      else openDetails.delete(key);
+    });
+    return d;
+  }
+
+  function runCard(s: RunSlot): HTMLElement {
+    if (!s.detail) {
+      return h(
+        'article',
+        { class: 'run-card', testid: 'run-header', 'data-run-dir': s.dir },
+        h('h2', { class: 'run-title', testid: 'run-name' }, s.dir),
+        h('div', { class: s.error ? 'error' : 'muted' }, s.error ?? 'Loading…'),
+      );
+    }
+    const d = s.detail;
+    const command = d.environment.find(([k]) => k.toLowerCase() === 'command')?.[1] ?? '';
+    const facts: [string, string, string][] = [
+      ['ID', d.id || '–', 'run-id'],
+      ['Project', d.project || '–', 'run-project'],
+      ['Host', d.host || '–', 'run-host'],
+      ['Start', formatTime(d.start), 'run-start'],
+      ['Duration', formatDuration(d.duration), 'run-duration'],
+      ['Samples', String(d.samples), 'run-samples'],
+    ];
+    if (d.exitCode !== null) facts.push(['Exit code', String(d.exitCode), 'run-exit-code']);
+    const env = d.environment.filter(([k]) => k.toLowerCase() !== 'command');
+    return h(
+      'article',
+      { class: 'run-card', testid: 'run-header', 'data-run-dir': s.dir, 'data-state': d.state },
+      h(
+        'div',
+        { class: 'run-card-head' },
+        h('h2', { class: 'run-title', testid: 'run-name', title: d.dir }, d.name || d.dir),
+        stateBadge(d.state),
+        d.loading ? h('span', { class: 'muted', testid: 'run-loading' }, 'reading the log…') : null,
+      ),
+      h(
+        'dl',
+        { class: 'facts' },
+        ...facts.map(([k, v, t]) => h('div', { class: 'fact' }, h('dt', null, k), h('dd', { testid: t }, v))),
+      ),
+      command ? h('div', { class: 'command mono', testid: 'run-command', title: command }, command) : null,
+      d.warnings.length
+        ? h(
+            'ul',
+            { class: 'warnings', testid: 'run-warnings' },
+            ...d.warnings.map((w) => h('li', { testid: 'run-warning' }, '⚠ ', w)),
+          )
+        : null,
+      env.length ? detailsBlock(`env:${s.dir}`, 'Environment', env, 'run-environment') : null,
+      d.config.length ? detailsBlock(`config:${s.dir}`, 'Config', d.config, 'run-config') : null,
+    );
+  }
+
+  function renderHeader(): void {
+    replaceChildren(headerEl, ...slots.map(runCard));
+    headerEl.classList.toggle('multi', slots.length > 1);
+    const names = slots.map((s) => s.detail?.name || s.dir);
+    document.title = `runmon: ${names.join(', ')}`;
+    renderTimeToggle();
+    setLive(wasConnected);
+  }
+
+  // ---- charts ----
+
+  function unionCharts(): ChartDef[] {
+    const seen = new Set<string>();
+    const out: ChartDef[] = [];
+    for (const s of slots) {
+      for (const c of s.detail?.charts ?? []) {
+        if (seen.has(c.id)) continue;
+        seen.add(c.id);
+        out.push(c);
+      }
+    }
+    return out;
+  }
+
+  function placeAll(grid: HTMLElement, views: ChartView[]): void {
+    views.forEach((v, i) => {
+      const at = grid.children[i];
+      if (at !== v.root) grid.insertBefore(v.root, at ?? null);
+    });
+  }
+
+  function syncCharts(): void {
+    const defs = unionCharts();
+    const fresh: ChartView[] = [];
+    const system: ChartView[] = [];
+    const metrics: ChartView[] = [];
+    for (const c of defs) {
+      let v = charts.get(c.id);
+      if (!v) {
+        v = new ChartView(
+          { id: c.id, kind: 'chart', title: c.title || c.id, unit: c.unit, xAxis: c.xAxis, query: { chart: c.id } },
+          host,
+        );
+        charts.set(c.id, v);
+        fresh.push(v);
+      }
+      (c.section === 'logged' ? metrics : system).push(v);
+    }
+    placeAll(systemGrid, system);
+    placeAll(metricsGrid, metrics);
+    const loaded = slots.some((s) => s.detail !== null);
+    systemSection.hidden = !loaded;
+    systemEmpty.hidden = system.length > 0;
+    metricsSection.hidden = metrics.length === 0;
+    systemCount.textContent = system.length ? ` (${system.length})` : '';
+    metricsCount.textContent = metrics.length ? ` (${metrics.length})` : '';
+    for (const v of fresh) v.start();
+  }
+
+  function refreshCharts(): void {
+    for (const v of charts.values()) v.refresh();
+    panels.refresh();
+  }
+
+  // ---- loading ----
+
+  async function loadRun(s: RunSlot): Promise<void> {
+    try {
+      s.detail = await fetchRun(s.dir);
+      s.error = null;
+    } catch (e) {
+      if (s.detail === null) s.error = e instanceof ApiError && e.status === 404 ? 'No such run in this logdir.' : errorText(e);
+    }
+  }
+
+  function scheduleWhileLoading(): void {
+    if (destroyed || loadingTimer !== null) return;
+    if (!slots.some((s) => s.detail?.loading)) return;
+    loadingTimer = window.setTimeout(() => {
+      loadingTimer = null;
+      void Promise.all(slots.filter((s) => s.detail?.loading).map(loadRun)).then(() => {
+        if (destroyed) return;
+        renderHeader();
+        syncCharts();
+        refreshCharts();
+        scheduleWhileLoading();
+      });
+    }, 1000);
+  }
+
+  // A live event for one run: its header at most once per second, then the charts.
+  function refreshRun(dir: string): void {
+    const s = slots.find((x) => x.dir === dir);
+    if (!s || headerTimers.has(dir)) return;
+    const wait = Math.max(0, (headerLast.get(dir) ?? 0) + kThrottleMs - Date.now());
+    headerTimers.set(
+      dir,
+      window.setTimeout(() => {
+        headerLast.set(dir, Date.now());
+        void loadRun(s).then(() => {
+          headerTimers.delete(dir);
+          if (destroyed) return;
+          renderHeader();
+          syncCharts();
+        });
+      }, wait),
+    );
+    refreshCharts();
+  }
+
+  async function start(): Promise<void> {
+    renderHeader();
+    await Promise.all(slots.map(loadRun));
+    if (destroyed) return;
+    renderHeader();
+    const ok = slots.filter((s) => s.detail !== null);
+    if (ok.length === 0) {
+      replaceChildren(statusEl, h('div', { class: 'error' }, 'None of these runs could be loaded.'));
+      return;
+    }
+    syncCharts();
+    void panels.load().then((loaded) => {
+      if (!destroyed) addPanelBtn.disabled = !loaded;
+    });
+    scheduleWhileLoading();
+    events = new EventStream(apiUrl('/api/events', { runs: ok.map((s) => s.dir).join(',') }), {
+      run: (e) => refreshRun(e.dir),
+      status: (connected) => {
+        // Back after a drop: events may have been missed.
+        if (connected && !wasConnected && everConnected) {
+          for (const s of ok) refreshRun(s.dir);
+        }
+        if (connected) everConnected = true;
+        wasConnected = connected;
+        setLive(connected);
+      },
+    });
+  }
+
+  const scheme = matchMedia('(prefers-color-scheme: dark)');
+  const onScheme = () => {
+    for (const v of charts.values()) v.themeChanged();
+    panels.themeChanged();
+  };
+  scheme.addEventListener('change', onScheme);
+
+  renderTimeToggle();
+  setLive(false);
+  void start();
+
+  return {
+    root,
+    title: 'runmon',
+    destroy() {
+      destroyed = true;
+      events?.close();
+      scheme.removeEventListener('change', onScheme);
+      if (loadingTimer !== null) clearTimeout(loadingTimer);
+      for (const t of headerTimers.values()) clearTimeout(t);
+      for (const v of charts.values()) v.destroy();
+      charts.clear();
+      panels.destroy();
+    },
+  };
+}
