@@ -2,6 +2,7 @@
 // leet_command.hpp.
 #include "app/leet_command.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -76,13 +77,20 @@ int RunLeetCommand(const LeetOptions& options) {
   tui::Terminal& screen = **terminal;
   tui::LeetView view;
   bool dirty = true;
+  bool clock_matters = true;
   auto last_draw = Clock::time_point{};
   for (;;) {
     const auto now = Clock::now();
     const bool loading = (*session)->loading();
     if ((*session)->Work(now, loading ? kLoadSlice : kIdleSlice)) dirty = true;
-    if (dirty || Clock::now() - last_draw >= kClockRedraw) {
+    // The clock redraws only what can change with time alone: a running run's runtime and its state (a
+    // writer that is gone, a W&B run that went quiet).
+    if (dirty || (clock_matters && Clock::now() - last_draw >= kClockRedraw)) {
       const auto model = (*session)->BuildViewModel(view, WallSeconds());
+      clock_matters = model.loading || model.overview_state == tui::RunState::kRunning ||
+                      std::any_of(model.runs.begin(), model.runs.end(), [](const tui::RunListEntry& run) {
+                        return run.state == tui::RunState::kRunning;
+                      });
       screen.Draw(view.Render(model, screen.width(), screen.height()));
       last_draw = Clock::now();
       dirty = false;
