@@ -78,15 +78,16 @@
 #include "runlog/log_writer.hpp"
 #include "runlog/record_reader.hpp"
 #include "runlog/records.hpp"
-#include "tui/run_model.hpp"
+#include "runview/run_model.hpp"
+#include "runview/workspace.hpp"
 #include "tui/session.hpp"
 #include "tui/view.hpp"
-#include "tui/workspace.hpp"
 
 namespace {
 
 namespace runlog = runmon::runlog;
 namespace tui = runmon::tui;
+namespace runview = runmon::runview;
 namespace wandb = runmon::wandb;
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::ordered_json;
@@ -604,7 +605,7 @@ struct Following {
 // The app's loop once a run is loaded, for `seconds`; with `appender`, the latency of its records.
 Following Follow(tui::LeetSession& session, tui::LeetView& view, double seconds, Appender* appender) {
   Following f;
-  const tui::RunModel* run = session.current_run();
+  const runview::RunModel* run = session.current_run();
   const uint64_t base = run->stats_records();
   uint64_t seen = base;
   const double cpu0 = ProcessCpuSeconds();
@@ -692,7 +693,7 @@ double LoadPass(const std::string& path, PassKind kind, uint64_t& records) {
   if (fd < 0) Fail(fmt::format("cannot open {}", path));
   const auto t0 = Clock::now();
   runlog::RecordReader reader(runlog::FileSource(fd));
-  auto model = std::make_unique<tui::RunModel>();
+  auto model = std::make_unique<runview::RunModel>();
   double sum = 0;
   records = 0;
   while (reader.Next() == runlog::ReadOutcome::kRecord) {
@@ -702,7 +703,7 @@ double LoadPass(const std::string& path, PassKind kind, uint64_t& records) {
       model->Ingest(record);
     } else if (kind == PassKind::kParseNumbers && record.has_stats()) {
       for (const auto& item : record.stats().item()) {
-        if (auto value = tui::ParseJsonNumber(item.value_json())) sum += *value;
+        if (auto value = runview::ParseJsonNumber(item.value_json())) sum += *value;
       }
     }
   }
@@ -777,7 +778,7 @@ int Measure(const Options& o) {
   FrameTime first_time;
   auto frame = DrawFrame(session, view, 160, 48, &first_time);
   const auto t_first = Clock::now();
-  const tui::RunModel* run = session.current_run();
+  const runview::RunModel* run = session.current_run();
   if (run == nullptr) Fail("no run open");
   const uint64_t first_records = run->stats_records();
   const bool first_named = frame.ToString().find(kRunName) != std::string::npos;

@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view log(reinterpret_cast<const char*>(keys + key_count), size - 5 - key_count);
 
   runmon::runlog::RecordReader reader(runmon::runlog::MemorySource(log));
-  runmon::tui::RunModel model;
+  runmon::runview::RunModel model;
   while (reader.Next() == runmon::runlog::ReadOutcome::kRecord) model.Ingest(reader.record());
 
   runmon::tui::ViewModel view_model;

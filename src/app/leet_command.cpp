@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "tui/leet_path.hpp"
 #include "tui/session.hpp"
 #include "tui/terminal.hpp"
 #include "tui/view.hpp"
-#include "tui/workspace.hpp"
 
 namespace runmon {
 namespace {
@@ -87,9 +87,9 @@ int RunLeetCommand(const LeetOptions& options) {
     // writer that is gone, a W&B run that went quiet).
     if (dirty || (clock_matters && Clock::now() - last_draw >= kClockRedraw)) {
       const auto model = (*session)->BuildViewModel(view, WallSeconds());
-      clock_matters = model.loading || model.overview_state == tui::RunState::kRunning ||
+      clock_matters = model.loading || model.overview_state == runview::RunState::kRunning ||
                       std::any_of(model.runs.begin(), model.runs.end(), [](const tui::RunListEntry& run) {
-                        return run.state == tui::RunState::kRunning;
+                        return run.state == runview::RunState::kRunning;
                       });
       screen.Draw(view.Render(model, screen.width(), screen.height()));
       last_draw = Clock::now();

@@ -46,8 +46,8 @@ Rect Intersect(Rect a, Rect b) {
   return {static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0), static_cast<int>(y1 - y0)};
 }
 
-std::string FormatX(double x, XAxisKind kind) {
-  return kind == XAxisKind::kStep ? FormatStep(x) : FormatDuration(x);
+std::string FormatX(double x, runview::XAxisKind kind) {
+  return kind == runview::XAxisKind::kStep ? FormatStep(x) : FormatDuration(x);
 }
 
 // Braille dots of the plot, all series ORed together, with the colour of the last series that set a dot
@@ -144,7 +144,7 @@ struct VisibleSeries {
 
 void DrawSeries(DotCanvas& canvas, const VisibleSeries& visible, const YAxis& axis, double x_start,
                 double column_width, double x_end_exclusive) {
-  const TimeSeries& data = *visible.series->data;
+  const runview::TimeSeries& data = *visible.series->data;
   const int16_t color = visible.series->color;
   int previous_column = -1;
   int previous_row = 0;
@@ -156,7 +156,7 @@ void DrawSeries(DotCanvas& canvas, const VisibleSeries& visible, const YAxis& ax
     first = std::max(first, visible.first);
     last = std::min(last, visible.last);
     if (first >= last) continue;
-    const Extent extent = axis.log ? data.PositiveYExtent(first, last) : data.YExtent(first, last);
+    const runview::Extent extent = axis.log ? data.PositiveYExtent(first, last) : data.YExtent(first, last);
     if (extent.empty) continue;
     const int top = axis.Row(extent.max);
     const int bottom = axis.Row(extent.min);
@@ -244,7 +244,7 @@ void DrawLineChart(CellGrid& grid, Rect area, const ChartSpec& spec) {
   const double x_end_exclusive = std::nextafter(x_end, std::numeric_limits<double>::infinity());
   std::vector<VisibleSeries> visible;
   visible.reserve(spec.series.size());
-  Extent y_extent;
+  runview::Extent y_extent;
   for (const ChartSeries& series : spec.series) {
     VisibleSeries entry{&series};
     if (window_valid && series.data != nullptr && !series.data->empty()) {

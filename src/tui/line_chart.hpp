@@ -9,19 +9,14 @@
 #include <string_view>
 #include <vector>
 
+#include "runview/time_series.hpp"
 #include "tui/cell_grid.hpp"
-#include "tui/time_series.hpp"
 
 namespace runmon::tui {
 
-enum class XAxisKind {
-  kElapsedSeconds,  // x is seconds since the run started: labels 0s, 30s, 5m, 1h30m, ...
-  kStep,            // x is a history step: labels 0, 500, 1k, ...
-};
-
 struct ChartSeries {
-  std::string name;                  // legend text ("GPU 0", "sda read"); may be any UTF-8
-  const TimeSeries* data = nullptr;  // not owned; may be empty
+  std::string name;                           // legend text ("GPU 0", "sda read"); may be any UTF-8
+  const runview::TimeSeries* data = nullptr;  // not owned; may be empty
   int16_t color = kDefaultColor;
 };
 
@@ -29,7 +24,7 @@ struct ChartSpec {
   std::string title;  // "GPU Utilization"
   std::string unit;   // catalog unit: "%", "MiB", "bytes", "bytes/s", "W", "°C", "MHz", "count", ...
   std::vector<ChartSeries> series;
-  XAxisKind x_axis = XAxisKind::kElapsedSeconds;
+  runview::XAxisKind x_axis = runview::XAxisKind::kElapsedSeconds;
   // The x window shown: [x_start, x_end]. The caller picks it (whole run, zoomed, tail).
   double x_start = 0;
   double x_end = 1;

@@ -37,12 +37,12 @@ LeetSession::LeetSession(const LeetTarget& target)
 Result<std::unique_ptr<LeetSession>> LeetSession::Open(const LeetTarget& target) {
   std::unique_ptr<LeetSession> session(new LeetSession(target));
   if (target.mode == LeetMode::kSingleRun) {
-    auto loader = RunLoader::Open(target.run_log);
+    auto loader = runview::RunLoader::Open(target.run_log);
     if (!loader) return Error{loader.error()};
     session->runs_[target.run_log].loader = std::move(*loader);
     session->opened_from_workspace_ = !target.wandb_dir.empty() && InRunDirectory(target.run_log);
   } else {
-    auto entries = ScanRuns(target.wandb_dir);
+    auto entries = runview::ScanRuns(target.wandb_dir);
     if (!entries) return Error{entries.error()};
     session->entries_ = std::move(*entries);
   }
@@ -51,14 +51,14 @@ Result<std::unique_ptr<LeetSession>> LeetSession::Open(const LeetTarget& target)
 
 LeetSession::LoadedRun* LeetSession::Load(const fs::path& log) {
   if (auto it = runs_.find(log); it != runs_.end()) return &it->second;
-  auto loader = RunLoader::Open(log);
+  auto loader = runview::RunLoader::Open(log);
   if (!loader) return nullptr;
   auto& run = runs_[log];
   run.loader = std::move(*loader);
   return &run;
 }
 
-const RunModel* LeetSession::current_run() const {
+const runview::RunModel* LeetSession::current_run() const {
   if (mode_ != LeetMode::kSingleRun) return nullptr;
   const auto it = runs_.find(current_log_);
   return it == runs_.end() ? nullptr : &it->second.model;
@@ -88,7 +88,7 @@ bool LeetSession::Work(Clock::time_point now, Clock::duration budget) {
 bool LeetSession::Rescan(double now_seconds, Clock::time_point deadline) {
   bool changed = false;
   if (scan_complete_ || entries_.empty()) {
-    auto entries = ScanRuns(wandb_dir_);
+    auto entries = runview::ScanRuns(wandb_dir_);
     if (!entries) {
       changed = scan_error_ != entries.error();
       scan_error_ = entries.error();
@@ -96,7 +96,7 @@ bool LeetSession::Rescan(double now_seconds, Clock::time_point deadline) {
       return changed;
     }
     scan_error_.clear();
-    const auto names = [](const std::vector<RunEntry>& list) {
+    const auto names = [](const std::vector<runview::RunEntry>& list) {
       std::vector<std::string> result;
       for (const auto& entry : list) result.push_back(entry.directory_name);
       return result;
@@ -119,16 +119,16 @@ bool LeetSession::Rescan(double now_seconds, Clock::time_point deadline) {
     const int64_t modified =
         exists ? static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec : 0;
     if (summary.checked && summary.size == size && summary.modified_ns == modified &&
-        summary.summary.state != RunState::kRunning) {
+        summary.summary.state != runview::RunState::kRunning) {
       continue;
     }
-    const RunState previous_state = summary.summary.state;
+    const runview::RunState previous_state = summary.summary.state;
     const bool first = !summary.checked;
     if (entry.log.empty()) {
-      summary.summary = RunSummary{};
+      summary.summary = runview::RunSummary{};
       summary.summary.error = "no run log in the directory";
     } else {
-      summary.summary = SummarizeRun(entry.log, now_seconds);
+      summary.summary = runview::SummarizeRun(entry.log, now_seconds);
     }
     changed = changed || first || summary.size != size || previous_state != summary.summary.state;
     summary.size = size;
@@ -138,8 +138,8 @@ bool LeetSession::Rescan(double now_seconds, Clock::time_point deadline) {
   return changed;
 }
 
-std::vector<const RunEntry*> LeetSession::ChartedEntries() const {
-  std::vector<const RunEntry*> charted;
+std::vector<const runview::RunEntry*> LeetSession::ChartedEntries() const {
+  std::vector<const runview::RunEntry*> charted;
   for (const auto& entry : entries_) {
     if (selected_.count(entry.directory_name) > 0 && !entry.log.empty()) charted.push_back(&entry);
   }
@@ -153,7 +153,7 @@ void LeetSession::ReleaseUnused() {
   std::set<fs::path> keep;
   if (mode_ == LeetMode::kSingleRun) keep.insert(current_log_);
   if (mode_ == LeetMode::kWorkspace) {
-    for (const RunEntry* entry : ChartedEntries()) keep.insert(entry->log);
+    for (const runview::RunEntry* entry : ChartedEntries()) keep.insert(entry->log);
   }
   std::erase_if(runs_, [&](const auto& entry) { return keep.count(entry.first) == 0; });
 }
@@ -170,7 +170,7 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
     model.chart_runs = {&run.model};
     model.chart_run_labels = {run.model.overview().name};
     model.overview_run = &run.model;
-    model.overview_state = DeriveRunState(run.model, run.loader->WriterLockHeld(), now_seconds);
+    model.overview_state = runview::DeriveRunState(run.model, run.loader->WriterLockHeld(), now_seconds);
     model.warnings = run.loader->Warnings();
     model.loading = !run.caught_up;
     const uint64_t size = run.loader->file_size();
@@ -189,7 +189,7 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
     item.selected = selected_.count(entry.directory_name) > 0;
     const auto summary = summaries_.find(entry.directory_name);
     if (summary != summaries_.end() && summary->second.checked) {
-      const RunSummary& known = summary->second.summary;
+      const runview::RunSummary& known = summary->second.summary;
       item.name = !known.overview.name.empty() ? known.overview.name : known.overview.id;
       item.state = known.state;
       item.readable = known.error.empty();
@@ -202,7 +202,7 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
   ReleaseUnused();
   uint64_t position = 0;
   uint64_t size = 0;
-  for (const RunEntry* entry : ChartedEntries()) {
+  for (const runview::RunEntry* entry : ChartedEntries()) {
     LoadedRun* run = Load(entry->log);
     if (run == nullptr) continue;
     model.chart_runs.push_back(&run->model);
@@ -226,7 +226,7 @@ bool LeetSession::Apply(ViewAction action, LeetView& view) {
       return false;
     case ViewAction::kOpenRun: {
       if (mode_ != LeetMode::kWorkspace || view.run_cursor() >= entries_.size()) break;
-      const RunEntry& entry = entries_[view.run_cursor()];
+      const runview::RunEntry& entry = entries_[view.run_cursor()];
       if (entry.log.empty() || Load(entry.log) == nullptr) break;
       mode_ = LeetMode::kSingleRun;
       current_log_ = entry.log;
@@ -240,7 +240,7 @@ bool LeetSession::Apply(ViewAction action, LeetView& view) {
       scan_complete_ = true;
       next_scan_ = {};
       if (entries_.empty()) {
-        if (auto entries = ScanRuns(wandb_dir_)) entries_ = std::move(*entries);
+        if (auto entries = runview::ScanRuns(wandb_dir_)) entries_ = std::move(*entries);
       }
       for (size_t i = 0; i < entries_.size(); ++i) {
         if (entries_[i].log == current_log_) view.set_run_cursor(i);

@@ -14,10 +14,11 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "tui/run_loader.hpp"
-#include "tui/run_model.hpp"
+#include "runview/run_loader.hpp"
+#include "runview/run_model.hpp"
+#include "runview/workspace.hpp"
+#include "tui/leet_path.hpp"
 #include "tui/view.hpp"
-#include "tui/workspace.hpp"
 
 namespace runmon::tui {
 
@@ -42,16 +43,16 @@ class LeetSession {
 
   LeetMode mode() const { return mode_; }
   // The run shown in single-run view (nullptr in a workspace).
-  const RunModel* current_run() const;
+  const runview::RunModel* current_run() const;
 
  private:
   struct LoadedRun {
-    std::unique_ptr<RunLoader> loader;
-    RunModel model;
+    std::unique_ptr<runview::RunLoader> loader;
+    runview::RunModel model;
     bool caught_up = false;
   };
   struct Summary {
-    RunSummary summary;
+    runview::RunSummary summary;
     uint64_t size = 0;
     int64_t modified_ns = 0;
     bool checked = false;  // summarised at least once
@@ -61,7 +62,7 @@ class LeetSession {
   LoadedRun* Load(const std::filesystem::path& log);
   bool Rescan(double now_seconds, Clock::time_point deadline);
   void ReleaseUnused();
-  std::vector<const RunEntry*> ChartedEntries() const;
+  std::vector<const runview::RunEntry*> ChartedEntries() const;
   size_t CursorIndex(const LeetView& view) const;
 
   LeetMode mode_;
@@ -69,7 +70,7 @@ class LeetSession {
   std::filesystem::path current_log_;  // single-run view
   bool opened_from_workspace_ = false;
   std::map<std::filesystem::path, LoadedRun> runs_;
-  std::vector<RunEntry> entries_;
+  std::vector<runview::RunEntry> entries_;
   std::map<std::string, Summary> summaries_;  // by directory name
   std::set<std::string> selected_;            // directory names
   std::string scan_error_;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "tui/line_chart.hpp"
 #include "tui/value_format.hpp"
 
 namespace runmon::tui {
@@ -29,15 +30,15 @@ constexpr Style kBoldStyle{kDefaultColor, kDefaultColor, kBold};
 constexpr Style kStatusStyle{252, 236, kNoAttributes};
 constexpr Style kWarningStyle{214, kDefaultColor, kBold};
 
-Style StateStyle(RunState state) {
+Style StateStyle(runview::RunState state) {
   switch (state) {
-    case RunState::kRunning:
+    case runview::RunState::kRunning:
       return {114, kDefaultColor, kBold};
-    case RunState::kFinished:
+    case runview::RunState::kFinished:
       return {75, kDefaultColor, kBold};
-    case RunState::kFailed:
+    case runview::RunState::kFailed:
       return {203, kDefaultColor, kBold};
-    case RunState::kCrashed:
+    case runview::RunState::kCrashed:
       return {214, kDefaultColor, kBold};
   }
   return {};
@@ -363,14 +364,14 @@ ViewAction LeetView::Zoom(const std::string& chart_id, bool in) {
 // ---- rendering -------------------------------------------------------------------------------------------
 
 void LeetView::RefreshGroups(const ViewModel& model) {
-  std::vector<std::pair<const RunModel*, uint64_t>> signature;
-  for (const RunModel* run : model.chart_runs) signature.emplace_back(run, run->keys_version());
+  std::vector<std::pair<const runview::RunModel*, uint64_t>> signature;
+  for (const runview::RunModel* run : model.chart_runs) signature.emplace_back(run, run->keys_version());
   if (signature == groups_signature_) return;
   groups_signature_ = std::move(signature);
-  system_groups_ = GroupSystemCharts(model.chart_runs, model.chart_run_labels);
+  system_groups_ = runview::GroupSystemCharts(model.chart_runs, model.chart_run_labels);
   sidebar_groups_ = system_groups_;
-  SortForSidebar(sidebar_groups_);
-  history_groups_ = GroupHistoryCharts(model.chart_runs, model.chart_run_labels);
+  runview::SortForSidebar(sidebar_groups_);
+  history_groups_ = runview::GroupHistoryCharts(model.chart_runs, model.chart_run_labels);
 }
 
 CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
@@ -407,11 +408,11 @@ CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
 
   // Charts after the filter. The centre shows logged metrics when there are any, else system metrics.
   centre_shows_history_ = !history_groups_.empty();
-  std::vector<const ChartGroup*> centre_charts;
+  std::vector<const runview::ChartGroup*> centre_charts;
   for (const auto& group : centre_shows_history_ ? history_groups_ : system_groups_) {
     if (filter_.Matches(group)) centre_charts.push_back(&group);
   }
-  std::vector<const ChartGroup*> right_charts;
+  std::vector<const runview::ChartGroup*> right_charts;
   for (const auto& group : sidebar_groups_) {
     if (filter_.Matches(group)) right_charts.push_back(&group);
   }
@@ -445,8 +446,8 @@ void LeetView::RenderOverview(CellGrid& grid, Rect area, const ViewModel& model)
     grid.PutText(inner.x, inner.y, "no run open", kDimStyle, inner.width);
     return;
   }
-  const RunModel& run = *model.overview_run;
-  const RunOverview& overview = run.overview();
+  const runview::RunModel& run = *model.overview_run;
+  const runview::RunOverview& overview = run.overview();
   struct Line {
     std::string label;  // empty: a section heading in `value`
     std::string value;
@@ -454,7 +455,7 @@ void LeetView::RenderOverview(CellGrid& grid, Rect area, const ViewModel& model)
   };
   std::vector<Line> lines;
   lines.push_back(
-      {"State", std::string(RunStateName(model.overview_state)), StateStyle(model.overview_state)});
+      {"State", std::string(runview::RunStateName(model.overview_state)), StateStyle(model.overview_state)});
   if (overview.exit_code) lines.push_back({"Exit code", std::to_string(*overview.exit_code), {}});
   lines.push_back({"ID", overview.id.empty() ? "?" : overview.id, {}});
   if (!overview.name.empty()) lines.push_back({"Name", overview.name, {}});
@@ -464,7 +465,7 @@ void LeetView::RenderOverview(CellGrid& grid, Rect area, const ViewModel& model)
   std::optional<double> runtime;
   if (overview.exit_runtime && *overview.exit_runtime > 0) {
     runtime = overview.exit_runtime;
-  } else if (overview.start_time && model.overview_state == RunState::kRunning) {
+  } else if (overview.start_time && model.overview_state == runview::RunState::kRunning) {
     runtime = model.now_seconds - *overview.start_time;
   } else if (overview.start_time && overview.last_time) {
     runtime = *overview.last_time - *overview.start_time;
@@ -529,7 +530,7 @@ void LeetView::RenderRunsList(CellGrid& grid, Rect area, const ViewModel& model)
     grid.PutText(inner.x + 3, y, entry.name, name_style, inner.width - 3);
     int x = inner.x + 3;
     const std::string_view state = !entry.summarised ? "…"
-                                   : entry.readable  ? RunStateName(entry.state)
+                                   : entry.readable  ? runview::RunStateName(entry.state)
                                                      : "unreadable";
     x += grid.PutText(x, y + 1, state,
                       !entry.summarised ? kDimStyle
@@ -541,7 +542,7 @@ void LeetView::RenderRunsList(CellGrid& grid, Rect area, const ViewModel& model)
 }
 
 void LeetView::RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::string& heading,
-                          const std::vector<const ChartGroup*>& charts, GridState& state) {
+                          const std::vector<const runview::ChartGroup*>& charts, GridState& state) {
   if (area.empty()) return;
   const bool focused = focus_ == pane;
   state.chart_count = charts.size();
@@ -574,8 +575,8 @@ void LeetView::RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::strin
   double range_min = 0;
   double range_max = 0;
   bool any = false;
-  for (const ChartGroup* group : charts) {
-    for (const ChartMember& member : group->members) {
+  for (const runview::ChartGroup* group : charts) {
+    for (const runview::ChartMember& member : group->members) {
       if (member.data->empty()) continue;
       range_min = any ? std::min(range_min, member.data->first_x()) : member.data->first_x();
       range_max = any ? std::max(range_max, member.data->last_x()) : member.data->last_x();
@@ -584,7 +585,7 @@ void LeetView::RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::strin
   }
   if (range_max <= range_min) range_max = range_min + 1;
   for (size_t i = 0; i < on_page; ++i) {
-    const ChartGroup& group = *charts[first + i];
+    const runview::ChartGroup& group = *charts[first + i];
     const int row = static_cast<int>(i) / state.shown_columns;
     const int column = static_cast<int>(i) % state.shown_columns;
     const int x0 = SpanStart(chart_area.width, state.shown_columns, column);
@@ -594,13 +595,13 @@ void LeetView::RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::strin
     const Rect cell{chart_area.x + x0, chart_area.y + y0, x1 - x0, y1 - y0};
 
     ChartSpec spec;
-    spec.title = group.section == ChartSection::kOther ? "other: " + group.title : group.title;
+    spec.title = group.section == runview::ChartSection::kOther ? "other: " + group.title : group.title;
     spec.unit = group.unit;
     spec.x_axis = group.x_axis;
     spec.log_scale = log_scale_.count(group.id) > 0;
     spec.focused = focused && i == state.focused;
     for (size_t m = 0; m < group.members.size(); ++m) {
-      const ChartMember& member = group.members[m];
+      const runview::ChartMember& member = group.members[m];
       spec.series.push_back(
           {member.series.empty() ? "last" : member.series, member.data, kPalette[m % kPalette.size()]});
     }
@@ -637,9 +638,9 @@ void LeetView::RenderStatus(CellGrid& grid, Rect area, const ViewModel& model) {
     left =
         fmt::format(" {} · {} run{}", model.location, model.runs.size(), model.runs.size() == 1 ? "" : "s");
   } else if (model.overview_run != nullptr) {
-    const RunOverview& overview = model.overview_run->overview();
+    const runview::RunOverview& overview = model.overview_run->overview();
     left = fmt::format(" {} · {}", overview.name.empty() ? overview.id : overview.name,
-                       RunStateName(model.overview_state));
+                       runview::RunStateName(model.overview_state));
   }
   if (model.loading) left += fmt::format(" · loading {:.0f}%", model.loaded_fraction * 100);
   const std::string right = "h help · q quit ";

@@ -15,18 +15,18 @@
 #include <string>
 #include <vector>
 
+#include "runview/metric_groups.hpp"
+#include "runview/run_model.hpp"
 #include "tui/cell_grid.hpp"
 #include "tui/input.hpp"
-#include "tui/metric_groups.hpp"
-#include "tui/run_model.hpp"
-#include "tui/workspace.hpp"
+#include "tui/leet_path.hpp"
 
 namespace runmon::tui {
 
 struct RunListEntry {
   std::string name;     // display name, else id, else directory name
   std::string started;  // "2026-11-29 19:45"
-  RunState state = RunState::kCrashed;
+  runview::RunState state = runview::RunState::kCrashed;
   bool selected = false;
   bool readable = true;    // false: the log could not be read (shown with a warning mark)
   bool summarised = true;  // false: not read yet (state unknown)
@@ -37,11 +37,11 @@ struct ViewModel {
   std::string location;            // the wandb directory or the run log, for the status bar
   std::vector<RunListEntry> runs;  // workspace: newest first
   // The runs charted (one in single-run view; the selected runs in a workspace) and their labels.
-  std::vector<const RunModel*> chart_runs;
+  std::vector<const runview::RunModel*> chart_runs;
   std::vector<std::string> chart_run_labels;
   // The run the overview describes (single-run view), its state and its warnings.
-  const RunModel* overview_run = nullptr;
-  RunState overview_state = RunState::kRunning;
+  const runview::RunModel* overview_run = nullptr;
+  runview::RunState overview_state = runview::RunState::kRunning;
   std::vector<std::string> warnings;
   bool loading = false;  // the log is still being read
   double loaded_fraction = 1;
@@ -72,7 +72,7 @@ class LeetView {
   void set_run_cursor(size_t cursor) { run_cursor_ = cursor; }
   bool help_visible() const { return help_visible_; }
   bool filter_editing() const { return filter_editing_; }
-  const MetricFilter& filter() const { return filter_; }
+  const runview::MetricFilter& filter() const { return filter_; }
   Pane focus() const { return focus_; }
   bool left_visible() const { return left_visible_; }
   bool right_visible() const { return right_visible_; }
@@ -113,7 +113,7 @@ class LeetView {
   void RenderOverview(CellGrid& grid, Rect area, const ViewModel& model);
   void RenderRunsList(CellGrid& grid, Rect area, const ViewModel& model);
   void RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::string& heading,
-                  const std::vector<const ChartGroup*>& charts, GridState& state);
+                  const std::vector<const runview::ChartGroup*>& charts, GridState& state);
   void RenderStatus(CellGrid& grid, Rect area, const ViewModel& model);
   void RenderHelp(CellGrid& grid);
 
@@ -124,8 +124,8 @@ class LeetView {
   bool filter_editing_ = false;
   std::string filter_text_;  // while editing
   bool filter_glob_ = false;
-  MetricFilter filter_;
-  MetricFilter filter_before_edit_;
+  runview::MetricFilter filter_;
+  runview::MetricFilter filter_before_edit_;
   char pending_grid_key_ = 0;  // 'r' or 'c' waiting for a digit
   GridState centre_;
   GridState right_{6, 2};
@@ -142,10 +142,10 @@ class LeetView {
   std::optional<LeetMode> shown_mode_;  // the mode of the last render
 
   // Chart groups, rebuilt when the charted runs or their key sets change.
-  std::vector<std::pair<const RunModel*, uint64_t>> groups_signature_;
-  std::vector<ChartGroup> system_groups_;   // catalog order
-  std::vector<ChartGroup> sidebar_groups_;  // sidebar order
-  std::vector<ChartGroup> history_groups_;
+  std::vector<std::pair<const runview::RunModel*, uint64_t>> groups_signature_;
+  std::vector<runview::ChartGroup> system_groups_;   // catalog order
+  std::vector<runview::ChartGroup> sidebar_groups_;  // sidebar order
+  std::vector<runview::ChartGroup> history_groups_;
 };
 
 }  // namespace runmon::tui

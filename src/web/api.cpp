@@ -13,7 +13,7 @@
 
 #include "core/utf8.hpp"
 #include "runlog/run_directory.hpp"
-#include "tui/metric_groups.hpp"
+#include "runview/metric_groups.hpp"
 #include "web/downsample.hpp"
 
 namespace runmon::web {
@@ -89,7 +89,7 @@ void AppendNumber(std::string& out, float value) {
   fmt::format_to(std::back_inserter(out), "{}", value);
 }
 
-std::optional<double> Duration(const tui::RunOverview& overview) {
+std::optional<double> Duration(const runview::RunOverview& overview) {
   if (overview.exit_runtime && *overview.exit_runtime > 0) return overview.exit_runtime;
   if (overview.start_time && overview.last_time)
     return std::max(0.0, *overview.last_time - *overview.start_time);
@@ -100,19 +100,19 @@ json OptionalNumber(const std::optional<double>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
-std::string SectionName(tui::ChartSection section) {
+std::string SectionName(runview::ChartSection section) {
   switch (section) {
-    case tui::ChartSection::kSystem:
+    case runview::ChartSection::kSystem:
       return "system";
-    case tui::ChartSection::kOther:
+    case runview::ChartSection::kOther:
       return "other";
-    case tui::ChartSection::kLogged:
+    case runview::ChartSection::kLogged:
       return "logged";
   }
   return "system";
 }
 
-std::string DisplayName(const tui::RunOverview& overview, std::string_view dir) {
+std::string DisplayName(const runview::RunOverview& overview, std::string_view dir) {
   if (!overview.name.empty()) return overview.name;
   if (!overview.id.empty()) return overview.id;
   return std::string(dir);
@@ -126,7 +126,7 @@ json Text(std::string_view text) {
 struct LockedRuns {
   std::vector<std::shared_ptr<LoadedRun>> runs;
   std::vector<std::shared_lock<std::shared_mutex>> locks;
-  std::vector<const tui::RunModel*> models;
+  std::vector<const runview::RunModel*> models;
   std::vector<std::string> labels;
 };
 
@@ -155,7 +155,7 @@ struct SelectedSeries {
   std::string title;
   std::string unit;
   std::string x_axis = "time";
-  std::vector<tui::ChartMember> members;
+  std::vector<runview::ChartMember> members;
 };
 
 Result<SelectedSeries> SelectSeries(const LockedRuns& locked, const QueryParams& params) {
@@ -170,8 +170,8 @@ Result<SelectedSeries> SelectSeries(const LockedRuns& locked, const QueryParams&
   SelectedSeries selected;
   if (chart) {
     for (const bool history : {false, true}) {
-      auto groups = history ? tui::GroupHistoryCharts(locked.models, locked.labels)
-                            : tui::GroupSystemCharts(locked.models, locked.labels);
+      auto groups = history ? runview::GroupHistoryCharts(locked.models, locked.labels)
+                            : runview::GroupSystemCharts(locked.models, locked.labels);
       for (auto& group : groups) {
         if (group.id != *chart) continue;
         selected.title = group.title;
@@ -213,7 +213,7 @@ Result<SelectedSeries> SelectSeries(const LockedRuns& locked, const QueryParams&
         if (!wanted_key) continue;
         selected.members.push_back({key, prefix + key, run, &data});
         any_time = any_time || !history;
-        units.insert(history ? "" : tui::IdentifySystemKey(key).unit);
+        units.insert(history ? "" : runview::IdentifySystemKey(key).unit);
       }
     }
   }
@@ -264,11 +264,12 @@ ApiResponse ListRuns(const RunStore& store, const QueryParams& params) {
   std::vector<Row> rows;
   for (const auto& run : store.Runs()) {
     const std::string& dir = run.entry.directory_name;
-    const tui::RunOverview empty;
-    const tui::RunOverview& overview = run.summary ? run.summary->overview : empty;
+    const runview::RunOverview empty;
+    const runview::RunOverview& overview = run.summary ? run.summary->overview : empty;
     const std::string name = DisplayName(overview, run.entry.id.empty() ? dir : run.entry.id);
     const std::string id = overview.id.empty() ? run.entry.id : overview.id;
-    const std::string state = !run.summary ? "unknown" : std::string(tui::RunStateName(run.summary->state));
+    const std::string state =
+        !run.summary ? "unknown" : std::string(runview::RunStateName(run.summary->state));
     std::optional<double> start = overview.start_time;
     const auto duration = Duration(overview);
     if (!query.empty()) {
@@ -336,8 +337,8 @@ ApiResponse DescribeRun(RunStore& store, std::string_view dir) {
   if (run == nullptr)
     return ErrorResponse(404, fmt::format("run '{}' has no readable log", ToValidUtf8(dir)));
   std::shared_lock lock(run->mutex);
-  const tui::RunModel& model = run->model;
-  const tui::RunOverview& overview = model.overview();
+  const runview::RunModel& model = run->model;
+  const runview::RunOverview& overview = model.overview();
   json environment = json::array();
   for (const auto& [label, value] : overview.environment) environment.push_back({Text(label), Text(value)});
   json config = json::array();
@@ -348,9 +349,10 @@ ApiResponse DescribeRun(RunStore& store, std::string_view dir) {
     warnings.push_back(fmt::format("{} values were not numbers and are not charted", model.skipped_values()));
   }
   json charts = json::array();
-  const std::vector<const tui::RunModel*> models = {&model};
+  const std::vector<const runview::RunModel*> models = {&model};
   for (const bool history : {false, true}) {
-    const auto groups = history ? tui::GroupHistoryCharts(models, {}) : tui::GroupSystemCharts(models, {});
+    const auto groups =
+        history ? runview::GroupHistoryCharts(models, {}) : runview::GroupSystemCharts(models, {});
     for (const auto& group : groups) {
       json series = json::array();
       for (const auto& member : group.members)
@@ -371,7 +373,7 @@ ApiResponse DescribeRun(RunStore& store, std::string_view dir) {
                {"command", Text(overview.command)},
                {"gpu", Text(overview.gpu_type)},
                {"gpu_count", overview.gpu_count},
-               {"state", std::string(tui::RunStateName(run->state))},
+               {"state", std::string(runview::RunStateName(run->state))},
                {"exit_code", overview.exit_code ? json(*overview.exit_code) : json(nullptr)},
                {"start", OptionalNumber(overview.start_time)},
                {"duration", OptionalNumber(Duration(overview))},
@@ -397,7 +399,7 @@ ApiResponse ChartJson(RunStore& store, const QueryParams& params) {
   auto selected = SelectSeries(*locked, params);
   if (!selected) return FromError(selected.error());
 
-  std::vector<const tui::TimeSeries*> series;
+  std::vector<const runview::TimeSeries*> series;
   double x_min = 0;
   double x_max = 0;
   bool any = false;

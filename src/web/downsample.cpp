@@ -6,8 +6,8 @@
 
 namespace runmon::web {
 
-ChartData Downsample(const std::vector<const tui::TimeSeries*>& series, double start, double end, int width,
-                     size_t max_cells) {
+ChartData Downsample(const std::vector<const runview::TimeSeries*>& series, double start, double end,
+                     int width, size_t max_cells) {
   ChartData data;
   if (!(end > start)) end = start + 1;
   data.start = start;
@@ -70,7 +70,7 @@ ChartData Downsample(const std::vector<const tui::TimeSeries*>& series, double s
       const double hi = b + 1 == width ? std::nextafter(end, INFINITY) : start + (b + 1) * step;
       const auto [first, last] = s->IndexRange(lo, hi);
       if (first >= last) continue;
-      const tui::Extent extent = s->YExtent(first, last);
+      const runview::Extent extent = s->YExtent(first, last);
       if (extent.empty) continue;
       const bool falling = s->y(first) > s->y(last - 1);
       const auto slot = static_cast<size_t>(2 * b);

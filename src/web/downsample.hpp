@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "tui/time_series.hpp"
+#include "runview/time_series.hpp"
 
 namespace runmon::web {
 
@@ -27,7 +27,7 @@ inline constexpr size_t kMaxChartCells = 12000;
 
 // `series` may hold null pointers or empty series (they get all-null values). [start, end] is the x
 // range (end > start after the caller's defaults; equal values are widened by one unit).
-ChartData Downsample(const std::vector<const tui::TimeSeries*>& series, double start, double end, int width,
-                     size_t max_cells = kMaxChartCells);
+ChartData Downsample(const std::vector<const runview::TimeSeries*>& series, double start, double end,
+                     int width, size_t max_cells = kMaxChartCells);
 
 }  // namespace runmon::web

@@ -103,7 +103,7 @@ std::shared_ptr<LoadedRun> RunStore::Acquire(std::string_view dir, std::chrono::
     }
   }
   if (log.empty()) return nullptr;
-  auto loader = tui::RunLoader::Open(log);
+  auto loader = runview::RunLoader::Open(log);
   if (!loader) return nullptr;
   auto run = std::make_shared<LoadedRun>();
   run->dir = std::string(dir);
@@ -117,7 +117,7 @@ std::shared_ptr<LoadedRun> RunStore::Acquire(std::string_view dir, std::chrono::
   {
     std::unique_lock lock(run->mutex);
     run->caught_up = run->loader->Read(run->model, first_slice) || !run->loader->error().empty();
-    run->state = tui::DeriveRunState(run->model, run->loader->WriterLockHeld(), WallSeconds());
+    run->state = runview::DeriveRunState(run->model, run->loader->WriterLockHeld(), WallSeconds());
   }
   Changed(false);
   return run;
@@ -152,7 +152,7 @@ void RunStore::Loop() {
 }
 
 void RunStore::Rescan(Clock::time_point deadline) {
-  auto entries = tui::ScanRuns(logdir_);
+  auto entries = runview::ScanRuns(logdir_);
   bool list_changed = false;
   std::vector<RunRow> rows;
   {
@@ -165,7 +165,7 @@ void RunStore::Rescan(Clock::time_point deadline) {
     }
     list_changed = !scan_error_.empty() || entries->size() != rows_.size();
     scan_error_.clear();
-    std::map<std::string, std::optional<tui::RunSummary>> known;
+    std::map<std::string, std::optional<runview::RunSummary>> known;
     for (auto& row : rows_) known[row.entry.directory_name] = std::move(row.summary);
     for (auto& entry : *entries) {
       RunRow row;
@@ -190,12 +190,12 @@ void RunStore::Rescan(Clock::time_point deadline) {
     const auto& name = row.entry.directory_name;
     const bool same_file = summary_sizes_.count(name) > 0 && summary_sizes_[name] == stamp.size &&
                            summary_times_[name] == stamp.modified_ns;
-    if (row.summary && same_file && row.summary->state != tui::RunState::kRunning) continue;
-    tui::RunSummary summary;
+    if (row.summary && same_file && row.summary->state != runview::RunState::kRunning) continue;
+    runview::RunSummary summary;
     if (row.entry.log.empty()) {
       summary.error = "no run log in the directory";
     } else {
-      summary = tui::SummarizeRun(row.entry.log, now);
+      summary = runview::SummarizeRun(row.entry.log, now);
     }
     const bool differs = !row.summary || row.summary->state != summary.state || !same_file ||
                          row.summary->error != summary.error;
@@ -233,7 +233,7 @@ void RunStore::Follow(Clock::time_point deadline) {
         run->caught_up = run->loader->Read(run->model, budget) || !run->loader->error().empty();
         changed = run->model.data_version() != before;
       }
-      const auto state = tui::DeriveRunState(run->model, run->loader->WriterLockHeld(), WallSeconds());
+      const auto state = runview::DeriveRunState(run->model, run->loader->WriterLockHeld(), WallSeconds());
       changed = changed || state != run->state;
       run->state = state;
     }

@@ -21,25 +21,25 @@
 #include <thread>
 #include <vector>
 
-#include "tui/run_loader.hpp"
-#include "tui/run_model.hpp"
-#include "tui/workspace.hpp"
+#include "runview/run_loader.hpp"
+#include "runview/run_model.hpp"
+#include "runview/workspace.hpp"
 
 namespace runmon::web {
 
 struct LoadedRun {
   std::string dir;
   mutable std::shared_mutex mutex;  // guards loader, model, caught_up, state
-  std::unique_ptr<tui::RunLoader> loader;
-  tui::RunModel model;
+  std::unique_ptr<runview::RunLoader> loader;
+  runview::RunModel model;
   bool caught_up = false;
-  tui::RunState state = tui::RunState::kRunning;
+  runview::RunState state = runview::RunState::kRunning;
   std::atomic<int64_t> last_used_ns{0};
 };
 
 struct RunRow {
-  tui::RunEntry entry;
-  std::optional<tui::RunSummary> summary;  // nullopt: not read yet
+  runview::RunEntry entry;
+  std::optional<runview::RunSummary> summary;  // nullopt: not read yet
 };
 
 class RunStore {

@@ -210,7 +210,7 @@ void DashboardServer::Routes() {
     struct Watched {
       std::shared_ptr<LoadedRun> run;
       uint64_t data_version = 0;
-      tui::RunState state = tui::RunState::kRunning;
+      runview::RunState state = runview::RunState::kRunning;
     };
     auto watched = std::make_shared<std::vector<Watched>>();
     if (req.has_param("runs")) {
@@ -247,8 +247,8 @@ void DashboardServer::Routes() {
             entry.state = entry.run->state;
             out += fmt::format(
                 "event: run\ndata: {{\"dir\":{},\"samples\":{},\"state\":\"{}\",\"loading\":{}}}\n\n",
-                JsonString(entry.run->dir), entry.run->model.stats_records(), tui::RunStateName(entry.state),
-                !entry.run->caught_up);
+                JsonString(entry.run->dir), entry.run->model.stats_records(),
+                runview::RunStateName(entry.state), !entry.run->caught_up);
           }
           if (out.empty()) out = ": keep-alive\n\n";
           return sink.write(out.data(), out.size());

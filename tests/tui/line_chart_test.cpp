@@ -72,7 +72,7 @@ TEST(BrailleCodePoint, DotNumbering) {
 }
 
 TEST(DrawLineChart, RampGolden) {
-  TimeSeries ramp;
+  runview::TimeSeries ramp;
   for (int i = 0; i <= 60; ++i) ramp.Append(i, i * 100.0 / 60);
   const ChartSpec spec = Spec("CPU", "%", 0, 60, {{"cpu", &ramp, 2}});
   EXPECT_EQ(Draw(20, 6, spec), R"(┌ CPU (%) ─────────┐
@@ -92,7 +92,7 @@ TEST(DrawLineChart, RampGolden) {
 }
 
 TEST(DrawLineChart, ShortAreasDropTheLegendThenTheXLabels) {
-  TimeSeries ramp;
+  runview::TimeSeries ramp;
   for (int i = 0; i <= 60; ++i) ramp.Append(i, i * 100.0 / 60);
   const ChartSpec spec = Spec("CPU", "%", 0, 60, {{"cpu", &ramp, 2}});
   EXPECT_EQ(Draw(20, 5, spec), R"(┌ CPU (%) ─────────┐
@@ -112,7 +112,7 @@ TEST(DrawLineChart, ShortAreasDropTheLegendThenTheXLabels) {
 }
 
 TEST(DrawLineChart, TinyAreasShowTheTitleOnlyOrNothing) {
-  TimeSeries ramp;
+  runview::TimeSeries ramp;
   for (int i = 0; i <= 60; ++i) ramp.Append(i, i);
   const ChartSpec spec = Spec("Disk", "", 0, 60, {{"sda", &ramp, 2}});
   EXPECT_EQ(Draw(10, 3, spec), "┌ Disk ──┐\n│        │\n└────────┘");  // inner 8x1
@@ -129,7 +129,7 @@ TEST(DrawLineChart, TinyAreasShowTheTitleOnlyOrNothing) {
 }
 
 TEST(DrawLineChart, SparsePointsAreJoinedGolden) {
-  TimeSeries sparse;
+  runview::TimeSeries sparse;
   sparse.Append(0, 10);
   sparse.Append(30, 50);
   sparse.Append(60, 20);
@@ -144,7 +144,7 @@ TEST(DrawLineChart, SparsePointsAreJoinedGolden) {
 }
 
 TEST(DrawLineChart, ZoomedPastTheSamplingIntervalStillDrawsALine) {
-  TimeSeries dense;
+  runview::TimeSeries dense;
   for (int i = 0; i < 100; ++i) dense.Append(i, i % 7);
   // Two points (x = 11 and 12) in the window, 18 dot columns apart: every column between them has a dot.
   ChartSpec spec = Spec("Zoom", "", 10.5, 12.5, {{"d", &dense, 1}});
@@ -184,7 +184,7 @@ TEST(DrawLineChart, ZoomedPastTheSamplingIntervalStillDrawsALine) {
 }
 
 TEST(DrawLineChart, SteepJumpsAreJoinedWithoutGaps) {
-  TimeSeries steps;
+  runview::TimeSeries steps;
   for (int i = 0; i < 8; ++i) steps.Append(i * 10, i % 2 == 0 ? 0 : 100);
   CellGrid grid(30, 12);
   DrawLineChart(grid, grid.bounds(), Spec("Steps", "%", 0, 70, {{"s", &steps, 1}}));
@@ -213,7 +213,7 @@ TEST(DrawLineChart, SteepJumpsAreJoinedWithoutGaps) {
 }
 
 TEST(DrawLineChart, LogScaleGolden) {
-  TimeSeries loss;
+  runview::TimeSeries loss;
   for (int i = 0; i <= 40; ++i) loss.Append(i, std::pow(10.0, i / 10.0));
   loss.Append(41, 0);  // not drawable on a log scale
   loss.Append(42, -5);
@@ -239,7 +239,7 @@ TEST(DrawLineChart, LogScaleGolden) {
 }
 
 TEST(DrawLineChart, LogScaleSpacesDecadesEvenly) {
-  TimeSeries decades;
+  runview::TimeSeries decades;
   for (int i = 0; i < 4; ++i) decades.Append(i, std::pow(10.0, i));  // 1, 10, 100, 1000
   ChartSpec spec = Spec("Rate", "count", 0, 3, {{"r", &decades, 1}});
   spec.log_scale = true;
@@ -260,7 +260,7 @@ TEST(DrawLineChart, LogScaleSpacesDecadesEvenly) {
 }
 
 TEST(DrawLineChart, LogScaleWithNothingPositiveShowsNoData) {
-  TimeSeries zeros;
+  runview::TimeSeries zeros;
   for (int i = 0; i < 10; ++i) zeros.Append(i, -i);
   ChartSpec spec = Spec("Loss", "", 0, 10, {{"z", &zeros, 1}});
   spec.log_scale = true;
@@ -270,16 +270,16 @@ TEST(DrawLineChart, LogScaleWithNothingPositiveShowsNoData) {
 }
 
 TEST(DrawLineChart, NegativeRangeAndSeveralSeriesGolden) {
-  TimeSeries wave;
+  runview::TimeSeries wave;
   for (int i = 0; i <= 20; ++i) wave.Append(i * 100, std::sin(i / 3.0) * 5);
-  TimeSeries early;
+  runview::TimeSeries early;
   early.Append(0, 10);
   early.Append(30, 50);
   early.Append(60, 20);
   ChartSpec spec =
       Spec("Temp", "°C", 0, 2000,
            {{"a", &wave, 1}, {"b", &early, 2}, {"a very long name", &wave, 3}, {"d", nullptr, 4}});
-  spec.x_axis = XAxisKind::kStep;
+  spec.x_axis = runview::XAxisKind::kStep;
   EXPECT_EQ(Draw(30, 8, spec), R"(┌ Temp (°C) ─────────────────┐
 │   50 °C ⡇                  │
 │         ⣿                  │
@@ -291,7 +291,7 @@ TEST(DrawLineChart, NegativeRangeAndSeveralSeriesGolden) {
 }
 
 TEST(DrawLineChart, LegendFitsWhatItCanThenCountsTheRest) {
-  TimeSeries flat;
+  runview::TimeSeries flat;
   for (int i = 0; i <= 10; ++i) flat.Append(i, 2);
   const ChartSpec three =
       Spec("Power", "W", 0, 10, {{"GPU 0", &flat, 1}, {"GPU 1", &flat, 2}, {"GPU 2", &flat, 3}});
@@ -325,7 +325,7 @@ TEST(DrawLineChart, LegendFitsWhatItCanThenCountsTheRest) {
 }
 
 TEST(DrawLineChart, YRangeRules) {
-  const auto labels = [](const TimeSeries& series, const std::string& unit) {
+  const auto labels = [](const runview::TimeSeries& series, const std::string& unit) {
     CellGrid grid(24, 6);
     DrawLineChart(grid, grid.bounds(), Spec("T", unit, 0, 10, {{"s", &series, 1}}));
     // The first word of a row's ASCII text.
@@ -340,23 +340,23 @@ TEST(DrawLineChart, YRangeRules) {
     };
     return word(1) + "|" + word(2);
   };
-  TimeSeries positive;  // all >= 0: the axis starts at 0
+  runview::TimeSeries positive;  // all >= 0: the axis starts at 0
   positive.Append(0, 40);
   positive.Append(5, 60);
   EXPECT_EQ(labels(positive, ""), "60|0");
-  TimeSeries mixed;  // negative values: the axis starts at the minimum
+  runview::TimeSeries mixed;  // negative values: the axis starts at the minimum
   mixed.Append(0, -20);
   mixed.Append(5, 60);
   EXPECT_EQ(labels(mixed, ""), "60|-20");
-  TimeSeries zero;  // flat at 0: padded to [0, 1]
+  runview::TimeSeries zero;  // flat at 0: padded to [0, 1]
   zero.Append(0, 0);
   zero.Append(5, 0);
   EXPECT_EQ(labels(zero, ""), "1|0");
-  TimeSeries negative;  // flat below 0: padded up to 0
+  runview::TimeSeries negative;  // flat below 0: padded up to 0
   negative.Append(0, -3);
   negative.Append(5, -3);
   EXPECT_EQ(labels(negative, ""), "0|-3");
-  TimeSeries outside;  // points outside the window do not count
+  runview::TimeSeries outside;  // points outside the window do not count
   outside.Append(-5, 1000);
   outside.Append(2, 7);
   outside.Append(20, -1000);
@@ -365,8 +365,8 @@ TEST(DrawLineChart, YRangeRules) {
 
 TEST(DrawLineChart, SpikesSurviveDownsampling) {
   constexpr int kPoints = 86400;
-  TimeSeries spike;
-  TimeSeries dip;
+  runview::TimeSeries spike;
+  runview::TimeSeries dip;
   for (int i = 0; i < kPoints; ++i) {
     spike.Append(i, i == 43210 ? 100.0 : 10.0);
     dip.Append(i, i == 12345 ? -50.0 : 10.0);
@@ -385,8 +385,8 @@ TEST(DrawLineChart, SpikesSurviveDownsampling) {
 }
 
 TEST(DrawLineChart, DotsOrTogetherAndTheLastSeriesColoursTheCell) {
-  TimeSeries low;
-  TimeSeries high;
+  runview::TimeSeries low;
+  runview::TimeSeries high;
   for (int i = 0; i <= 10; ++i) {
     low.Append(i, 0);
     high.Append(i, 1);
@@ -399,7 +399,7 @@ TEST(DrawLineChart, DotsOrTogetherAndTheLastSeriesColoursTheCell) {
 └──────────┘)");
   EXPECT_EQ(grid.at(3, 1).style.fg, 6);
   EXPECT_EQ(grid.at(3, 2).style.fg, 5);
-  TimeSeries mid;
+  runview::TimeSeries mid;
   for (int i = 0; i <= 10; ++i) mid.Append(i, 0.5);
   CellGrid shared(12, 4);
   DrawLineChart(shared, shared.bounds(),
@@ -416,7 +416,7 @@ TEST(DrawLineChart, DotsOrTogetherAndTheLastSeriesColoursTheCell) {
 }
 
 TEST(DrawLineChart, FocusHighlightsBorderAndTitle) {
-  TimeSeries flat;
+  runview::TimeSeries flat;
   flat.Append(0, 1);
   ChartSpec spec = Spec("GPU", "W", 0, 10, {{"g", &flat, 1}});
   CellGrid grid(20, 6);
@@ -435,8 +435,8 @@ TEST(DrawLineChart, FocusHighlightsBorderAndTitle) {
 }
 
 TEST(DrawLineChart, NoData) {
-  TimeSeries empty;
-  TimeSeries late;
+  runview::TimeSeries empty;
+  runview::TimeSeries late;
   late.Append(100, 5);
   for (const ChartSpec& spec :
        {Spec("Net", "bytes/s", 0, 60, {}), Spec("Net", "bytes/s", 0, 60, {{"eth0", &empty, 1}}),
@@ -459,7 +459,7 @@ TEST(DrawLineChart, NoData) {
 }
 
 TEST(DrawLineChart, ClearsItsAreaAndHandlesOddWindows) {
-  TimeSeries series;
+  runview::TimeSeries series;
   for (int i = 0; i < 10; ++i) series.Append(i, i);
   CellGrid grid(20, 6);
   grid.Fill(grid.bounds(), U'#');
@@ -479,7 +479,7 @@ TEST(DrawLineChart, ClearsItsAreaAndHandlesOddWindows) {
 
 TEST(DrawLineChart, NeverWritesOutsideItsArea) {
   std::mt19937 random(5);
-  std::vector<TimeSeries> series(3);
+  std::vector<runview::TimeSeries> series(3);
   for (size_t s = 0; s < series.size(); ++s) {
     for (int i = 0; i < 500; ++i) {
       series[s].Append(i * 0.5,
@@ -501,7 +501,7 @@ TEST(DrawLineChart, NeverWritesOutsideItsArea) {
     for (size_t s = 0; s < count; ++s) spec.series.push_back({names[s % names.size()], &series[s], 2});
     spec.log_scale = trial % 5 == 0;
     spec.focused = trial % 2 == 0;
-    spec.x_axis = trial % 4 == 0 ? XAxisKind::kStep : XAxisKind::kElapsedSeconds;
+    spec.x_axis = trial % 4 == 0 ? runview::XAxisKind::kStep : runview::XAxisKind::kElapsedSeconds;
     DrawLineChart(grid, area, spec);
     for (int y = 0; y < grid_height; ++y) {
       for (int x = 0; x < grid_width; ++x) {
@@ -518,7 +518,7 @@ TEST(DrawLineChart, NeverWritesOutsideItsArea) {
 
 TEST(DrawLineChart, CostDependsOnWidthNotPoints) {
   constexpr int kPoints = 86400;
-  std::vector<TimeSeries> series(4);
+  std::vector<runview::TimeSeries> series(4);
   std::mt19937 random(9);
   std::uniform_real_distribution<double> value(0, 100);
   for (auto& s : series) {

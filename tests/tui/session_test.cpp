@@ -55,7 +55,7 @@ TEST(LeetSession, SingleRunLoadsAndFollowsGrowth) {
   LeetView view;
   ViewModel model = (*session)->BuildViewModel(view, kStart + 2);
   ASSERT_EQ(model.chart_runs.size(), 1u);
-  EXPECT_EQ(model.overview_state, RunState::kRunning);  // the writer holds its lock
+  EXPECT_EQ(model.overview_state, runview::RunState::kRunning);  // the writer holds its lock
   EXPECT_EQ(model.chart_runs[0]->stats_records(), 1u);
   EXPECT_TRUE(model.can_go_back);
 
@@ -67,7 +67,7 @@ TEST(LeetSession, SingleRunLoadsAndFollowsGrowth) {
   EXPECT_TRUE((*session)->Work(Clock::now(), std::chrono::milliseconds(10)));
   model = (*session)->BuildViewModel(view, kStart + 3);
   EXPECT_EQ(model.chart_runs[0]->stats_records(), 2u);
-  EXPECT_EQ(model.overview_state, RunState::kFinished);
+  EXPECT_EQ(model.overview_state, runview::RunState::kFinished);
 }
 
 TEST(LeetSession, OpenFailsClearly) {
@@ -97,8 +97,8 @@ TEST(LeetSession, WorkspaceListsOpensGoesBackAndOverlays) {
   EXPECT_EQ(model.runs[0].name, "empty");
   EXPECT_FALSE(model.runs[0].readable);
   EXPECT_EQ(model.runs[1].name, "run third");
-  EXPECT_EQ(model.runs[1].state, RunState::kFinished);
-  EXPECT_EQ(model.runs[2].state, RunState::kFailed);
+  EXPECT_EQ(model.runs[1].state, runview::RunState::kFinished);
+  EXPECT_EQ(model.runs[2].state, runview::RunState::kFailed);
   EXPECT_EQ(model.runs[3].started, "2026-01-01 00:00");
   EXPECT_TRUE(model.chart_runs.empty());  // the cursor's run has no log
 

@@ -35,8 +35,8 @@ class ViewTest : public ::testing::Test {
     ::tzset();
   }
 
-  static RunModel Ingest(const RunLogBuilder& builder) {
-    RunModel model;
+  static runview::RunModel Ingest(const RunLogBuilder& builder) {
+    runview::RunModel model;
     for (const auto& record : builder.records()) model.Ingest(record);
     return model;
   }
@@ -72,7 +72,8 @@ class ViewTest : public ::testing::Test {
     return builder;
   }
 
-  static ViewModel SingleRun(const RunModel& model, RunState state = RunState::kFinished) {
+  static ViewModel SingleRun(const runview::RunModel& model,
+                             runview::RunState state = runview::RunState::kFinished) {
     ViewModel view_model;
     view_model.mode = LeetMode::kSingleRun;
     view_model.location = "wandb/run-20260528_202640-r3snet50/run-r3snet50.wandb";
@@ -90,14 +91,14 @@ class ViewTest : public ::testing::Test {
 };
 
 TEST_F(ViewTest, SingleRunGoldens) {
-  const RunModel model = Ingest(TrainingRun());
+  const runview::RunModel model = Ingest(TrainingRun());
   LeetView view;
   test::ExpectGolden(Golden("single-run-80x24"), view.Render(SingleRun(model), 80, 24).ToString());
   test::ExpectGolden(Golden("single-run-160x48"), view.Render(SingleRun(model), 160, 48).ToString());
 }
 
 TEST_F(ViewTest, HelpGolden) {
-  const RunModel model = Ingest(TrainingRun());
+  const runview::RunModel model = Ingest(TrainingRun());
   LeetView view;
   Press(view, "h");
   EXPECT_TRUE(view.help_visible());
@@ -107,7 +108,7 @@ TEST_F(ViewTest, HelpGolden) {
 }
 
 TEST_F(ViewTest, FilterNarrowsTheChartsLive) {
-  const RunModel model = Ingest(TrainingRun());
+  const runview::RunModel model = Ingest(TrainingRun());
   LeetView view;
   const std::string before = view.Render(SingleRun(model), 160, 48).ToString();
   EXPECT_NE(before.find("System metrics · 10 charts"), std::string::npos);
@@ -154,7 +155,7 @@ TEST_F(ViewTest, FilterNarrowsTheChartsLive) {
 }
 
 TEST_F(ViewTest, SidebarsToggle) {
-  const RunModel model = Ingest(TrainingRun());
+  const runview::RunModel model = Ingest(TrainingRun());
   LeetView view;
   Press(view, "]");
   EXPECT_FALSE(view.right_visible());
@@ -168,7 +169,7 @@ TEST_F(ViewTest, SidebarsToggle) {
 }
 
 TEST_F(ViewTest, PagesFocusLogScaleAndGridSize) {
-  const RunModel model = Ingest(TrainingRun());
+  const runview::RunModel model = Ingest(TrainingRun());
   LeetView view;
   const ViewModel vm = SingleRun(model);
   const std::string page1 = view.Render(vm, 160, 48).ToString();
@@ -213,7 +214,7 @@ TEST_F(ViewTest, PagesFocusLogScaleAndGridSize) {
 }
 
 TEST_F(ViewTest, WheelZoomsTheChartUnderThePointerAndFollowsTheTail) {
-  const RunModel model = Ingest(TrainingRun());
+  const runview::RunModel model = Ingest(TrainingRun());
   LeetView view;
   const ViewModel vm = SingleRun(model);
   const std::string whole = view.Render(vm, 160, 48).ToString();
@@ -242,7 +243,7 @@ TEST_F(ViewTest, LoggedMetricsFillTheCentreAndSystemChartsTheSidebar) {
                            {"accuracy", std::to_string(1 - std::exp(-step / 25.0))},
                            {"lr", std::to_string(step < 10 ? 1e-4 * step : 1e-3)}});
   }
-  const RunModel model = Ingest(builder);
+  const runview::RunModel model = Ingest(builder);
   LeetView view;
   const std::string frame = view.Render(SingleRun(model), 160, 48).ToString();
   EXPECT_NE(frame.find("Metrics · 3 charts"), std::string::npos);
@@ -250,17 +251,17 @@ TEST_F(ViewTest, LoggedMetricsFillTheCentreAndSystemChartsTheSidebar) {
 }
 
 TEST_F(ViewTest, WorkspaceListsRunsAndOverlaysTheSelected) {
-  const RunModel first = Ingest(TrainingRun());
+  const runview::RunModel first = Ingest(TrainingRun());
   RunLogBuilder other_builder = TrainingRun(false);
-  const RunModel second = Ingest(other_builder);
+  const runview::RunModel second = Ingest(other_builder);
   ViewModel vm;
   vm.mode = LeetMode::kWorkspace;
   vm.location = "wandb";
-  vm.runs = {{"resnet-50", "2026-05-28 20:26", RunState::kRunning, true, true, true},
-             {"bert-large", "2026-05-27 09:00", RunState::kFailed, true, true, true},
-             {"old-run", "2026-05-01 12:00", RunState::kCrashed, false, true, true},
-             {"broken", "2026-04-01 12:00", RunState::kCrashed, false, false, true},
-             {"pending", "2026-03-01 12:00", RunState::kCrashed, false, true, false}};
+  vm.runs = {{"resnet-50", "2026-05-28 20:26", runview::RunState::kRunning, true, true, true},
+             {"bert-large", "2026-05-27 09:00", runview::RunState::kFailed, true, true, true},
+             {"old-run", "2026-05-01 12:00", runview::RunState::kCrashed, false, true, true},
+             {"broken", "2026-04-01 12:00", runview::RunState::kCrashed, false, false, true},
+             {"pending", "2026-03-01 12:00", runview::RunState::kCrashed, false, true, false}};
   vm.chart_runs = {&first, &second};
   vm.chart_run_labels = {"resnet-50", "bert-large"};
   vm.now_seconds = kStart + 200;
@@ -289,7 +290,7 @@ TEST_F(ViewTest, WandbWrittenRunGolden) {
   std::ifstream in(fixture, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   runlog::RecordReader reader(runlog::MemorySource(bytes));
-  RunModel model;
+  runview::RunModel model;
   while (reader.Next() == runlog::ReadOutcome::kRecord) model.Ingest(reader.record());
   ASSERT_GT(model.stats_records(), 0u);
   LeetView view;
@@ -297,7 +298,7 @@ TEST_F(ViewTest, WandbWrittenRunGolden) {
 }
 
 TEST_F(ViewTest, TinyTerminalsGetAMessage) {
-  const RunModel model = Ingest(TrainingRun());
+  const runview::RunModel model = Ingest(TrainingRun());
   LeetView view;
   test::ExpectGolden(Golden("tiny-30x10"), view.Render(SingleRun(model), 30, 10).ToString());
   for (int width = 0; width <= 200; width += 7) {
@@ -318,8 +319,8 @@ TEST_F(ViewTest, WarningsRunningStateAndHostileNames) {
   for (int i = 0; i < 30; ++i) {
     builder.Stats(kStart + i, {{"cpu", std::to_string(i)}, {"\x1b[31mweird key", "1"}, {"text", "\"str\""}});
   }
-  const RunModel model = Ingest(builder);
-  ViewModel vm = SingleRun(model, RunState::kRunning);
+  const runview::RunModel model = Ingest(builder);
+  ViewModel vm = SingleRun(model, runview::RunState::kRunning);
   vm.warnings = {"damaged log: 4096 bytes skipped in 1 place (first at offset 32768: bad checksum)"};
   vm.loading = true;
   vm.loaded_fraction = 0.42;
@@ -336,9 +337,9 @@ TEST_F(ViewTest, WarningsRunningStateAndHostileNames) {
 }
 
 TEST_F(ViewTest, StylesMarkStateFocusAndStatus) {
-  const RunModel model = Ingest(TrainingRun());
+  const runview::RunModel model = Ingest(TrainingRun());
   LeetView view;
-  const CellGrid grid = view.Render(SingleRun(model, RunState::kFailed), 80, 24);
+  const CellGrid grid = view.Render(SingleRun(model, runview::RunState::kFailed), 80, 24);
   // "State     failed": the state in red and bold.
   EXPECT_EQ(grid.at(12, 1).code_point, U'f');
   EXPECT_EQ(grid.at(12, 1).style.fg, 203);
@@ -350,7 +351,7 @@ TEST_F(ViewTest, StylesMarkStateFocusAndStatus) {
   for (int x = 0; x < grid.width(); ++x) EXPECT_EQ(grid.at(x, 23).style.bg, 236) << x;
   // Tab moves the focus highlight to the sidebar.
   view.Handle(KeyEvent(KeyCode::kTab));
-  const CellGrid after = view.Render(SingleRun(model, RunState::kFailed), 80, 24);
+  const CellGrid after = view.Render(SingleRun(model, runview::RunState::kFailed), 80, 24);
   EXPECT_FALSE(after.at(26, 1).style.attributes & kBold);
   EXPECT_TRUE(after.at(54, 1).style.attributes & kBold);
 }

@@ -19,8 +19,9 @@ using nlohmann::json;
 using test::RunLogBuilder;
 constexpr double kStart = 1'780'000'000;
 
-fs::path WriteRun(const fs::path& logdir, const std::string& stamp, const std::string& id, const std::string& name,
-                  int samples, int exit_code = 0, const std::string& host = "node-1") {
+fs::path WriteRun(const fs::path& logdir, const std::string& stamp, const std::string& id,
+                  const std::string& name, int samples, int exit_code = 0,
+                  const std::string& host = "node-1") {
   const fs::path log = logdir / ("run-" + stamp + "-" + id) / ("run-" + id + ".wandb");
   RunLogBuilder builder;
   builder.Header().Run(id, name, kStart, "proj", host).Environment("python train.py");
@@ -58,7 +59,7 @@ TEST_F(ApiTest, RunsListSortsPagesAndFilters) {
   const json body = Body(response);
   EXPECT_EQ(body["total"], 3);
   ASSERT_EQ(body["runs"].size(), 3u);
-  EXPECT_EQ(body["runs"][0]["id"], "ccc");  // newest first
+  EXPECT_EQ(body["runs"][0]["id"], "ccc");                          // newest first
   EXPECT_EQ(body["runs"][1]["name"], "<script>alert(1)</script>");  // as data; the page escapes it
   EXPECT_EQ(body["runs"][1]["state"], "failed");
   EXPECT_EQ(body["runs"][2]["state"], "finished");
@@ -139,23 +140,27 @@ TEST_F(ApiTest, ChartDataByIdKeysAndRegex) {
   EXPECT_EQ(chart["series"][0]["values"][3], 21);
   EXPECT_EQ(chart["series"][1]["values"][49], (49 * 3) % 100);
 
-  const json keys = Body(ChartJson(store_, {{"runs", "run-20260101_000000-aaa"}, {"keys", "cpu,memory_percent"}}));
+  const json keys =
+      Body(ChartJson(store_, {{"runs", "run-20260101_000000-aaa"}, {"keys", "cpu,memory_percent"}}));
   EXPECT_EQ(keys["series"].size(), 2u);
-  const json regex = Body(ChartJson(store_, {{"runs", "run-20260101_000000-aaa"}, {"match", "^GPU\\.[0-9]+\\.gpu$"}}));
+  const json regex =
+      Body(ChartJson(store_, {{"runs", "run-20260101_000000-aaa"}, {"match", "^GPU\\.[0-9]+\\.gpu$"}}));
   EXPECT_EQ(regex["series"].size(), 2u);
   const json logged = Body(ChartJson(store_, {{"runs", "run-20260101_000000-aaa"}, {"chart", "loss"}}));
   EXPECT_EQ(logged["x_axis"], "step");
 
   // Two runs overlaid: series named after their run.
   const json both = Body(ChartJson(
-      store_, {{"runs", "run-20260101_000000-aaa,run-20260102_000000-bbb"}, {"chart", "cpu"}, {"width", "100"}}));
+      store_,
+      {{"runs", "run-20260101_000000-aaa,run-20260102_000000-bbb"}, {"chart", "cpu"}, {"width", "100"}}));
   ASSERT_EQ(both["series"].size(), 2u);
   EXPECT_EQ(both["series"][0]["name"], "alpha");
   EXPECT_EQ(both["series"][1]["run"], "run-20260102_000000-bbb");
 }
 
 TEST_F(ApiTest, BigRunsAreDownsampledUnder200KB) {
-  const auto response = ChartJson(store_, {{"runs", "run-20260103_000000-ccc"}, {"chart", "gpu.{i}.gpu"}, {"width", "2000"}});
+  const auto response =
+      ChartJson(store_, {{"runs", "run-20260103_000000-ccc"}, {"chart", "gpu.{i}.gpu"}, {"width", "2000"}});
   ASSERT_EQ(response.status, 200);
   EXPECT_LT(response.body.size(), 200u * 1024);
   const json chart = Body(response);
@@ -163,12 +168,16 @@ TEST_F(ApiTest, BigRunsAreDownsampledUnder200KB) {
   EXPECT_EQ(chart["width"], 2000);
   EXPECT_EQ(chart["x"].size(), 4000u);
   // A zoomed range comes at full resolution.
-  const json zoomed = Body(ChartJson(
-      store_, {{"runs", "run-20260103_000000-ccc"}, {"chart", "cpu"}, {"start", "1000"}, {"end", "1100"}, {"width", "800"}}));
+  const json zoomed = Body(ChartJson(store_, {{"runs", "run-20260103_000000-ccc"},
+                                              {"chart", "cpu"},
+                                              {"start", "1000"},
+                                              {"end", "1100"},
+                                              {"width", "800"}}));
   EXPECT_TRUE(zoomed["raw"]);
   EXPECT_EQ(zoomed["x"].size(), 101u);
   // Every key of the run in one panel still fits.
-  const auto all = ChartJson(store_, {{"runs", "run-20260103_000000-ccc"}, {"match", "."}, {"width", "2000"}});
+  const auto all =
+      ChartJson(store_, {{"runs", "run-20260103_000000-ccc"}, {"match", "."}, {"width", "2000"}});
   EXPECT_LT(all.body.size(), 200u * 1024);
 }
 
@@ -222,12 +231,13 @@ TEST_F(ApiTest, LayoutIsValidatedAndPersisted) {
   EXPECT_EQ(stored["panels"][1]["match"], "temp");
   EXPECT_TRUE(fs::exists(dir_.path() / ".runmon-dashboard.json"));
 
-  for (const std::string& bad : {std::string("not json"), std::string("[]"), std::string(R"({"version":2,"panels":[]})"),
-                                std::string(R"({"version":1,"panels":[{"id":"../x","keys":["a"]}]})"),
-                                std::string(R"({"version":1,"panels":[{"id":"a","keys":[]}]})"),
-                                std::string(R"({"version":1,"panels":[{"id":"a","match":"("}]})"),
-                                std::string(R"({"version":1,"panels":[{"id":"a","keys":["x"]},{"id":"a","keys":["y"]}]})"),
-                                std::string(R"({"version":1,"panels":[{"id":"a","keys":[1]}]})")}) {
+  for (const std::string& bad :
+       {std::string("not json"), std::string("[]"), std::string(R"({"version":2,"panels":[]})"),
+        std::string(R"({"version":1,"panels":[{"id":"../x","keys":["a"]}]})"),
+        std::string(R"({"version":1,"panels":[{"id":"a","keys":[]}]})"),
+        std::string(R"({"version":1,"panels":[{"id":"a","match":"("}]})"),
+        std::string(R"({"version":1,"panels":[{"id":"a","keys":["x"]},{"id":"a","keys":["y"]}]})"),
+        std::string(R"({"version":1,"panels":[{"id":"a","keys":[1]}]})")}) {
     EXPECT_EQ(PutLayout(store_, bad).status, 400) << bad;
   }
   EXPECT_EQ(PutLayout(store_, std::string(70000, ' ')).status, 413);

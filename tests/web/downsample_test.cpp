@@ -9,15 +9,15 @@
 namespace runmon::web {
 namespace {
 
-tui::TimeSeries Ramp(int points, double step = 1, double slope = 1) {
-  tui::TimeSeries series;
+runview::TimeSeries Ramp(int points, double step = 1, double slope = 1) {
+  runview::TimeSeries series;
   for (int i = 0; i < points; ++i) series.Append(i * step, i * slope);
   return series;
 }
 
 TEST(Downsample, FewPointsAreSentAsTheyAre) {
-  tui::TimeSeries a = Ramp(5);
-  tui::TimeSeries b;
+  runview::TimeSeries a = Ramp(5);
+  runview::TimeSeries b;
   b.Append(0.5, 10);
   b.Append(2, 20);
   const ChartData data = Downsample({&a, &b, nullptr}, 0, 4, 100);
@@ -34,9 +34,9 @@ TEST(Downsample, FewPointsAreSentAsTheyAre) {
 }
 
 TEST(Downsample, BucketsKeepMinAndMaxInTimeOrder) {
-  tui::TimeSeries rising = Ramp(10000);
-  tui::TimeSeries falling = Ramp(10000, 1, -1);
-  tui::TimeSeries spiky;
+  runview::TimeSeries rising = Ramp(10000);
+  runview::TimeSeries falling = Ramp(10000, 1, -1);
+  runview::TimeSeries spiky;
   for (int i = 0; i < 10000; ++i) spiky.Append(i, i == 4321 ? 1000 : 1);
   const ChartData data = Downsample({&rising, &falling, &spiky}, 0, 9999, 100);
   EXPECT_FALSE(data.raw);
@@ -56,8 +56,8 @@ TEST(Downsample, BucketsKeepMinAndMaxInTimeOrder) {
 }
 
 TEST(Downsample, WidthIsCappedBySeriesCount) {
-  std::vector<tui::TimeSeries> many(30, Ramp(100000));
-  std::vector<const tui::TimeSeries*> pointers;
+  std::vector<runview::TimeSeries> many(30, Ramp(100000));
+  std::vector<const runview::TimeSeries*> pointers;
   for (const auto& s : many) pointers.push_back(&s);
   const ChartData data = Downsample(pointers, 0, 99999, 2000);
   EXPECT_EQ(data.width, static_cast<int>(kMaxChartCells / 30));
@@ -65,7 +65,7 @@ TEST(Downsample, WidthIsCappedBySeriesCount) {
 }
 
 TEST(Downsample, SubRangesAndDegenerateInput) {
-  tui::TimeSeries ramp = Ramp(100000);
+  runview::TimeSeries ramp = Ramp(100000);
   const ChartData part = Downsample({&ramp}, 5000, 6000, 100);
   EXPECT_FALSE(part.raw);
   EXPECT_EQ(*part.values[0][0], 5000);

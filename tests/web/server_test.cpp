@@ -67,8 +67,8 @@ class ServerTest : public ::testing::Test {
     for (const auto& record : start.records()) ASSERT_TRUE(writer_->Append(record.SerializeAsString()).ok());
 
     store_.Start();
-    server_ = std::make_unique<DashboardServer>(store_, ServeOptions{dir_.path(), "127.0.0.1", 0, std::move(token)},
-                                                kAssets);
+    server_ = std::make_unique<DashboardServer>(
+        store_, ServeOptions{dir_.path(), "127.0.0.1", 0, std::move(token)}, kAssets);
     ASSERT_TRUE(server_->Bind().ok());
     thread_ = std::thread([this] { server_->Serve(); });
     client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
@@ -124,9 +124,10 @@ TEST_F(ServerTest, ServesTheDashboardAndTheApi) {
 
 TEST_F(ServerTest, NothingOutsideTheEmbeddedFilesIsServed) {
   StartServer();
-  for (const char* path : {"/../../../../etc/passwd", "/%2e%2e/%2e%2e/%2e%2e/etc/passwd", "/assets/../../../etc/passwd",
-                           "/..%2f..%2f..%2fetc%2fpasswd", "/etc/passwd", "//etc/passwd", "/index.html/../../etc/passwd",
-                           "/api/runs/..%2F..%2F..%2Fetc%2Fpasswd", "/api/runs/%2e%2e"}) {
+  for (const char* path :
+       {"/../../../../etc/passwd", "/%2e%2e/%2e%2e/%2e%2e/etc/passwd", "/assets/../../../etc/passwd",
+        "/..%2f..%2f..%2fetc%2fpasswd", "/etc/passwd", "//etc/passwd", "/index.html/../../etc/passwd",
+        "/api/runs/..%2F..%2F..%2Fetc%2Fpasswd", "/api/runs/%2e%2e"}) {
     auto response = client_->Get(path);
     if (!response) continue;  // the server may refuse a malformed request outright
     EXPECT_TRUE(response->status == 404 || response->status == 400) << path << " -> " << response->status;
@@ -182,7 +183,8 @@ TEST_F(ServerTest, LimitsAndSlowClients) {
   auto huge = client_->Put("/api/layout", std::string(200000, 'x'), "application/json");
   ASSERT_TRUE(huge);
   EXPECT_EQ(huge->status, 413);
-  auto layout = client_->Put("/api/layout", R"({"version":1,"panels":[{"id":"a","keys":["cpu"]}]})", "application/json");
+  auto layout = client_->Put("/api/layout", R"({"version":1,"panels":[{"id":"a","keys":["cpu"]}]})",
+                             "application/json");
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->status, 200);
   auto reloaded = client_->Get("/api/layout");
@@ -207,7 +209,8 @@ TEST_F(ServerTest, LimitsAndSlowClients) {
   const auto start = std::chrono::steady_clock::now();
   const ssize_t n = ::recv(slow, buffer, sizeof(buffer), 0);
   EXPECT_LE(n, 0 + static_cast<ssize_t>(sizeof(buffer)));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(12));  // closed by the read timeout
+  EXPECT_LT(std::chrono::steady_clock::now() - start,
+            std::chrono::seconds(12));  // closed by the read timeout
   ::close(slow);
 }
 
@@ -220,7 +223,8 @@ TEST_F(ServerTest, EventStreamAnnouncesAGrowingRun) {
     events.set_read_timeout(20, 0);
     events.Get("/api/events?runs=run-20260102_000000-live", [&](const char* data, size_t length) {
       received.append(data, length);
-      if (received.find("event: run") != std::string::npos && received.find("\"samples\":2") != std::string::npos) {
+      if (received.find("event: run") != std::string::npos &&
+          received.find("\"samples\":2") != std::string::npos) {
         saw_update = true;
         return false;
       }

@@ -1,5 +1,5 @@
 // Reads a run log into a RunModel in time-bounded slices. See run_loader.hpp.
-#include "tui/run_loader.hpp"
+#include "runview/run_loader.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-namespace runmon::tui {
+namespace runmon::runview {
 
 Result<std::unique_ptr<RunLoader>> RunLoader::Open(const std::filesystem::path& log) {
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer before the check below could refuse it.
@@ -96,4 +96,4 @@ std::vector<std::string> RunLoader::Warnings() const {
   return warnings;
 }
 
-}  // namespace runmon::tui
+}  // namespace runmon::runview

@@ -18,14 +18,14 @@
 #include <string_view>
 #include <vector>
 
-#include "tui/line_chart.hpp"
-#include "tui/run_model.hpp"
+#include "runview/run_model.hpp"
+#include "runview/time_series.hpp"
 
 namespace re2 {
 class RE2;
 }
 
-namespace runmon::tui {
+namespace runmon::runview {
 
 enum class ChartSection { kSystem, kOther, kLogged };
 
@@ -90,4 +90,4 @@ class MetricFilter {
   std::unique_ptr<re2::RE2> regex_;  // null: substring test
 };
 
-}  // namespace runmon::tui
+}  // namespace runmon::runview

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "runlog/wandb_record.pb.h"
-#include "tui/time_series.hpp"
+#include "runview/time_series.hpp"
 
-namespace runmon::tui {
+namespace runmon::runview {
 
 enum class RunState { kRunning, kFinished, kFailed, kCrashed };
 std::string_view RunStateName(RunState state);
@@ -102,4 +102,4 @@ std::optional<double> ParseJsonNumber(std::string_view value_json);
 RunState DeriveRunState(const RunModel& model, std::optional<bool> writer_lock_held, double now_seconds,
                         double quiet_limit_seconds = 600);
 
-}  // namespace runmon::tui
+}  // namespace runmon::runview

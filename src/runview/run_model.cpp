@@ -1,12 +1,12 @@
 // Builds a RunModel from W&B records. See run_model.hpp for the odd cases (time origin, non-numeric values).
-#include "tui/run_model.hpp"
+#include "runview/run_model.hpp"
 
 #include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
 
-namespace runmon::tui {
+namespace runmon::runview {
 namespace {
 
 double TimestampSeconds(const google::protobuf::Timestamp& timestamp) {
@@ -243,4 +243,4 @@ RunState DeriveRunState(const RunModel& model, std::optional<bool> writer_lock_h
   return RunState::kCrashed;
 }
 
-}  // namespace runmon::tui
+}  // namespace runmon::runview

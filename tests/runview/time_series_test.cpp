@@ -1,7 +1,7 @@
 // Unit tests of TimeSeries: x stored as offsets from the first x, clock steps back clamped, non-finite
 // values dropped, IndexRange's half-open bounds, and YExtent / PositiveYExtent against a brute-force scan
 // on random data (every range shape: inside one block, across blocks and super blocks, empty, clamped).
-#include "tui/time_series.hpp"
+#include "runview/time_series.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <random>
 #include <utility>
 
-namespace runmon::tui {
+namespace runmon::runview {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -195,4 +195,4 @@ TEST(TimeSeries, MemoryStaysNearEightBytesAPoint) {
 }
 
 }  // namespace
-}  // namespace runmon::tui
+}  // namespace runmon::runview

@@ -1,5 +1,5 @@
 // Grouping metric keys into charts, and the metric filter. See metric_groups.hpp.
-#include "tui/metric_groups.hpp"
+#include "runview/metric_groups.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,7 +10,7 @@
 
 #include "core/catalog.hpp"
 
-namespace runmon::tui {
+namespace runmon::runview {
 namespace {
 
 // Catalog keys that share a chart with their partner: the chart's id and title, and what the key adds to
@@ -248,4 +248,4 @@ bool MetricFilter::Matches(const ChartGroup& group) const {
                      [&](const ChartMember& member) { return Matches(member.key); });
 }
 
-}  // namespace runmon::tui
+}  // namespace runmon::runview

@@ -10,7 +10,12 @@
 #include <utility>
 #include <vector>
 
-namespace runmon::tui {
+namespace runmon::runview {
+
+enum class XAxisKind {
+  kElapsedSeconds,  // x is seconds since the run started: labels 0s, 30s, 5m, 1h30m, ...
+  kStep,            // x is a history step: labels 0, 500, 1k, ...
+};
 
 struct Extent {
   float min = 0;
@@ -58,4 +63,4 @@ class TimeSeries {
   std::vector<Extent> positive_super_blocks_;  // as super_blocks_, over the y values > 0 only
 };
 
-}  // namespace runmon::tui
+}  // namespace runmon::runview

@@ -5,12 +5,12 @@
 // any range reads at most a few partial blocks' points plus whole-block and whole-super-block summaries.
 // The positive-only summaries exist for log scales, where a min that is <= 0 says nothing about the
 // smallest value that can be drawn.
-#include "tui/time_series.hpp"
+#include "runview/time_series.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace runmon::tui {
+namespace runmon::runview {
 
 void Extent::Add(float value) {
   if (empty) {
@@ -117,4 +117,4 @@ size_t TimeSeries::MemoryBytes() const {
   return sizeof(*this) + (xs_.capacity() + ys_.capacity()) * sizeof(float) + summaries * sizeof(Extent);
 }
 
-}  // namespace runmon::tui
+}  // namespace runmon::runview

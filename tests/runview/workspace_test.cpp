@@ -1,6 +1,6 @@
-// Finding runs: what `runmon leet PATH` opens, listing a wandb directory, and run summaries from a log's
-// head and tail (large logs, running and crashed runs, W&B's own files, damage).
-#include "tui/workspace.hpp"
+// Finding runs: listing a wandb directory, and run summaries from a log's head and tail (large logs, running
+// and crashed runs, W&B's own files, damage).
+#include "runview/workspace.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include "support/run_log_builder.hpp"
 #include "support/temp_dir.hpp"
 
-namespace runmon::tui {
+namespace runmon::runview {
 namespace {
 
 namespace fs = std::filesystem;
@@ -29,63 +29,6 @@ fs::path WriteRun(const fs::path& wandb, const std::string& stamp, const std::st
   if (exited) builder.Exit(0, samples);
   builder.WriteTo(log);
   return log;
-}
-
-// Runs a callable with the working directory set to `dir`.
-template <typename F>
-auto InDirectory(const fs::path& dir, F f) {
-  const auto previous = fs::current_path();
-  fs::current_path(dir);
-  auto result = f();
-  fs::current_path(previous);
-  return result;
-}
-
-TEST(ResolveLeetPath, EachKindOfPath) {
-  TempDir dir("leet-ws");
-  const fs::path wandb = dir.path() / "wandb";
-  const auto older = WriteRun(wandb, "20260101_000000", "old", true);
-  const auto newer = WriteRun(wandb, "20260102_000000", "new", true);
-
-  auto workspace = ResolveLeetPath(wandb);
-  ASSERT_TRUE(workspace.ok()) << workspace.error();
-  EXPECT_EQ(workspace->mode, LeetMode::kWorkspace);
-  EXPECT_EQ(workspace->wandb_dir, wandb);
-
-  auto run_dir = ResolveLeetPath(older.parent_path());
-  ASSERT_TRUE(run_dir.ok());
-  EXPECT_EQ(run_dir->mode, LeetMode::kSingleRun);
-  EXPECT_EQ(run_dir->run_log, older);
-
-  auto file = ResolveLeetPath(newer);
-  ASSERT_TRUE(file.ok());
-  EXPECT_EQ(file->mode, LeetMode::kSingleRun);
-  EXPECT_EQ(file->run_log, newer);
-
-  // Nothing: ./wandb with its newest run open.
-  auto none = InDirectory(dir.path(), [] { return ResolveLeetPath(std::nullopt); });
-  ASSERT_TRUE(none.ok()) << none.error();
-  EXPECT_EQ(none->mode, LeetMode::kSingleRun);
-  EXPECT_EQ(fs::canonical(dir.path() / none->run_log), fs::canonical(newer));
-}
-
-TEST(ResolveLeetPath, ClearErrors) {
-  TempDir dir("leet-ws");
-  auto missing = ResolveLeetPath(dir.path() / "nope");
-  ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.error().find("no such file"), std::string::npos);
-  std::ofstream(dir.path() / "notes.txt") << "hello";
-  auto text = ResolveLeetPath(dir.path() / "notes.txt");
-  ASSERT_FALSE(text.ok());
-  EXPECT_NE(text.error().find("not a run log"), std::string::npos);
-  auto none = InDirectory(dir.path(), [] { return ResolveLeetPath(std::nullopt); });
-  ASSERT_FALSE(none.ok());
-  EXPECT_NE(none.error().find("no ./wandb"), std::string::npos);
-  // An empty wandb directory opens as an (empty) workspace.
-  fs::create_directory(dir.path() / "wandb");
-  auto empty = InDirectory(dir.path(), [] { return ResolveLeetPath(std::nullopt); });
-  ASSERT_TRUE(empty.ok());
-  EXPECT_EQ(empty->mode, LeetMode::kWorkspace);
 }
 
 TEST(ScanRuns, NewestFirstSkippingWhatIsNotARun) {
@@ -155,4 +98,4 @@ TEST(SummarizeRun, WandbsOwnFile) {
 }
 
 }  // namespace
-}  // namespace runmon::tui
+}  // namespace runmon::runview

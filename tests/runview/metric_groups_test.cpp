@@ -1,6 +1,6 @@
 // Metric keys into charts (catalog grouping, merged pairs, /l: labels, unknown keys under "Other",
 // history keys) and the metric filter (substring, regex, glob, invalid and hostile patterns).
-#include "tui/metric_groups.hpp"
+#include "runview/metric_groups.hpp"
 
 #include <chrono>
 
@@ -8,7 +8,7 @@
 
 #include "support/run_log_builder.hpp"
 
-namespace runmon::tui {
+namespace runmon::runview {
 namespace {
 
 TEST(IdentifySystemKey, GroupsByBaseKeyWithDeviceSeries) {
@@ -192,4 +192,4 @@ TEST(MetricFilter, MatchesAGroupByTitleIdOrKey) {
 }
 
 }  // namespace
-}  // namespace runmon::tui
+}  // namespace runmon::runview

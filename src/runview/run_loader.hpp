@@ -16,9 +16,9 @@
 
 #include "core/result.hpp"
 #include "runlog/record_reader.hpp"
-#include "tui/run_model.hpp"
+#include "runview/run_model.hpp"
 
-namespace runmon::tui {
+namespace runmon::runview {
 
 class RunLoader {
  public:
@@ -56,4 +56,4 @@ class RunLoader {
   std::string error_;
 };
 
-}  // namespace runmon::tui
+}  // namespace runmon::runview

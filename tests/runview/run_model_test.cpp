@@ -1,6 +1,6 @@
 // RunModel (records -> overview and series), ParseJsonNumber, DeriveRunState, and RunLoader reading logs
 // in slices, following growth, torn tails and damage.
-#include "tui/run_model.hpp"
+#include "runview/run_model.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -12,11 +12,11 @@
 
 #include <gtest/gtest.h>
 
+#include "runview/run_loader.hpp"
 #include "support/run_log_builder.hpp"
 #include "support/temp_dir.hpp"
-#include "tui/run_loader.hpp"
 
-namespace runmon::tui {
+namespace runmon::runview {
 namespace {
 
 using test::RunLogBuilder;
@@ -263,4 +263,4 @@ TEST(RunLoader, RefusesWhatIsNotARegularFileAndReportsNonLogs) {
 }
 
 }  // namespace
-}  // namespace runmon::tui
+}  // namespace runmon::runview

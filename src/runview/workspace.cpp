@@ -1,5 +1,5 @@
 // Finding runs and summarising them cheaply. See workspace.hpp.
-#include "tui/workspace.hpp"
+#include "runview/workspace.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -16,7 +16,7 @@
 #include "runlog/record_reader.hpp"
 #include "runlog/run_directory.hpp"
 
-namespace runmon::tui {
+namespace runmon::runview {
 namespace fs = std::filesystem;
 namespace {
 
@@ -35,8 +35,9 @@ bool ParseRunDirectoryName(std::string_view name, std::string& stamp, std::strin
   return !id.empty();
 }
 
-// The directory's one run-*.wandb file, or empty.
-fs::path SingleLogIn(const fs::path& directory) {
+}  // namespace
+
+fs::path SingleRunLogIn(const fs::path& directory) {
   std::error_code error;
   fs::path found;
   int count = 0;
@@ -49,58 +50,6 @@ fs::path SingleLogIn(const fs::path& directory) {
     }
   }
   return count == 1 ? found : fs::path();
-}
-
-bool IsWandbFile(const fs::path& path) {
-  return path.filename().string().ends_with(".wandb");
-}
-
-}  // namespace
-
-Result<LeetTarget> ResolveLeetPath(const std::optional<fs::path>& path) {
-  LeetTarget target;
-  std::error_code error;
-  if (!path) {
-    for (const char* candidate : {"wandb", ".wandb"}) {
-      if (fs::is_directory(candidate, error)) {
-        target.wandb_dir = candidate;
-        break;
-      }
-    }
-    if (target.wandb_dir.empty()) {
-      return Error{
-          "no ./wandb directory here: run `runmon run -- COMMAND` first, or name a run directory, a "
-          ".wandb file or a wandb directory"};
-    }
-    // The latest run opens; the workspace is one esc away. An empty workspace opens as a workspace.
-    if (auto latest = runlog::FindRunLog(target.wandb_dir)) {
-      target.mode = LeetMode::kSingleRun;
-      target.run_log = *latest;
-    }
-    return target;
-  }
-  const auto status = fs::status(*path, error);
-  if (error || !fs::exists(status))
-    return Error{fmt::format("{}: no such file or directory", path->string())};
-  if (fs::is_directory(status)) {
-    if (auto log = SingleLogIn(*path); !log.empty()) {
-      target.mode = LeetMode::kSingleRun;
-      target.run_log = log;
-      target.wandb_dir = fs::absolute(*path, error).parent_path();
-      return target;
-    }
-    target.wandb_dir = *path;
-    return target;
-  }
-  if (!fs::is_regular_file(status)) return Error{fmt::format("{}: not a regular file", path->string())};
-  if (!IsWandbFile(*path)) {
-    return Error{fmt::format("{}: not a run log (a .wandb file), a run directory or a wandb directory",
-                             path->string())};
-  }
-  target.mode = LeetMode::kSingleRun;
-  target.run_log = *path;
-  target.wandb_dir = fs::absolute(*path, error).parent_path().parent_path();
-  return target;
 }
 
 Result<std::vector<RunEntry>> ScanRuns(const fs::path& wandb_dir) {
@@ -116,7 +65,7 @@ Result<std::vector<RunEntry>> ScanRuns(const fs::path& wandb_dir) {
     if (it->is_symlink(type_error) || !it->is_directory(type_error)) continue;
     if (!ParseRunDirectoryName(entry.directory_name, entry.stamp, entry.id)) continue;
     entry.directory = it->path();
-    entry.log = SingleLogIn(entry.directory);
+    entry.log = SingleRunLogIn(entry.directory);
     runs.push_back(std::move(entry));
   }
   std::sort(runs.begin(), runs.end(), [](const RunEntry& a, const RunEntry& b) {
@@ -175,4 +124,4 @@ RunSummary SummarizeRun(const fs::path& log, double now_seconds) {
   return summary;
 }
 
-}  // namespace runmon::tui
+}  // namespace runmon::runview
