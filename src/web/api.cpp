@@ -24,6 +24,7 @@ using nlohmann::json;
 constexpr size_t kMaxRunsPerChart = 16;
 constexpr int kMaxWidth = 2000;
 constexpr size_t kMaxPatternBytes = 1024;
+constexpr size_t kMaxChartBytes = 200 * 1000;
 
 std::optional<std::string> Param(const QueryParams& params, const std::string& name) {
   const auto it = params.find(name);
@@ -222,6 +223,49 @@ Result<SelectedSeries> SelectSeries(const LockedRuns& locked, const QueryParams&
   return selected;
 }
 
+// The chart response's JSON, written by hand: numbers in their shortest form keep it small.
+std::string ChartBody(const SelectedSeries& selected, const LockedRuns& locked, const ChartData& data,
+                      bool loading) {
+  std::string out;
+  out.reserve(64 + data.x.size() * 10 * (1 + selected.members.size()));
+  out += "{\"title\":" + JsonString(selected.title) + ",\"unit\":" + JsonString(selected.unit) +
+         ",\"x_axis\":" + JsonString(selected.x_axis) + ",\"start\":";
+  AppendNumber(out, data.start);
+  out += ",\"end\":";
+  AppendNumber(out, data.end);
+  out += fmt::format(",\"width\":{},\"raw\":{},\"loading\":{},\"x\":[", data.width, data.raw, loading);
+  for (size_t i = 0; i < data.x.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendNumber(out, static_cast<float>(data.x[i]));
+  }
+  out += "],\"series\":[";
+  for (size_t k = 0; k < selected.members.size(); ++k) {
+    const auto& member = selected.members[k];
+    if (k > 0) out += ',';
+    out += "{\"run\":" + JsonString(locked.runs[member.run]->dir) +
+           ",\"run_name\":" + JsonString(locked.labels[member.run]) + ",\"key\":" + JsonString(member.key) +
+           ",\"name\":" + JsonString(member.series) + ",\"last\":";
+    if (member.data->empty()) {
+      out += "null";
+    } else {
+      AppendNumber(out, member.data->last_y());
+    }
+    out += ",\"values\":[";
+    const auto& values = data.values[k];
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i > 0) out += ',';
+      if (values[i]) {
+        AppendNumber(out, static_cast<float>(*values[i]));
+      } else {
+        out += "null";
+      }
+    }
+    out += "]}";
+  }
+  out += "]}";
+  return out;
+}
+
 ApiResponse FromError(const std::string& message) {
   if (message.starts_with("404:")) return ErrorResponse(404, message.substr(4));
   return ErrorResponse(400, message);
@@ -413,47 +457,15 @@ ApiResponse ChartJson(RunStore& store, const QueryParams& params) {
   const double range_start = start->value_or(x_min);
   double range_end = end->value_or(x_max);
   if (range_end <= range_start) range_end = range_start + 1;
-  const ChartData data = Downsample(series, range_start, range_end, static_cast<int>(*width));
   bool loading = false;
   for (const auto& run : locked->runs) loading = loading || !run->caught_up;
-
+  // The bucket count keeps the response under kMaxChartBytes; numbers longer than usual (many digits,
+  // exponents) can still overshoot it, and then fewer buckets are tried.
   std::string out;
-  out.reserve(64 + data.x.size() * 10 * (1 + series.size()));
-  out += "{\"title\":" + JsonString(selected->title) + ",\"unit\":" + JsonString(selected->unit) +
-         ",\"x_axis\":" + JsonString(selected->x_axis) + ",\"start\":";
-  AppendNumber(out, data.start);
-  out += ",\"end\":";
-  AppendNumber(out, data.end);
-  out += fmt::format(",\"width\":{},\"raw\":{},\"loading\":{},\"x\":[", data.width, data.raw, loading);
-  for (size_t i = 0; i < data.x.size(); ++i) {
-    if (i > 0) out += ',';
-    AppendNumber(out, static_cast<float>(data.x[i]));
+  for (int buckets = static_cast<int>(*width);; buckets = std::max(1, buckets * 2 / 3)) {
+    out = ChartBody(*selected, *locked, Downsample(series, range_start, range_end, buckets), loading);
+    if (out.size() <= kMaxChartBytes || buckets == 1) break;
   }
-  out += "],\"series\":[";
-  for (size_t k = 0; k < selected->members.size(); ++k) {
-    const auto& member = selected->members[k];
-    if (k > 0) out += ',';
-    out += "{\"run\":" + JsonString(locked->runs[member.run]->dir) +
-           ",\"run_name\":" + JsonString(locked->labels[member.run]) + ",\"key\":" + JsonString(member.key) +
-           ",\"name\":" + JsonString(member.series) + ",\"last\":";
-    if (member.data->empty()) {
-      out += "null";
-    } else {
-      AppendNumber(out, member.data->last_y());
-    }
-    out += ",\"values\":[";
-    const auto& values = data.values[k];
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (i > 0) out += ',';
-      if (values[i]) {
-        AppendNumber(out, static_cast<float>(*values[i]));
-      } else {
-        out += "null";
-      }
-    }
-    out += "]}";
-  }
-  out += "]}";
   return {200, "application/json", std::move(out), {}};
 }
 

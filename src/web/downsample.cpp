@@ -12,10 +12,10 @@ ChartData Downsample(const std::vector<const runview::TimeSeries*>& series, doub
   if (!(end > start)) end = start + 1;
   data.start = start;
   data.end = end;
-  const size_t count = std::max<size_t>(series.size(), 1);
+  const size_t numbers_per_bucket = 2 * (series.size() + 1);
   width = std::clamp(width, 1, 100000);
-  width =
-      static_cast<int>(std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(width), max_cells / count)));
+  width = static_cast<int>(
+      std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(width), max_cells / numbers_per_bucket)));
   data.width = width;
   data.values.resize(series.size());
 

@@ -60,7 +60,7 @@ TEST(Downsample, WidthIsCappedBySeriesCount) {
   std::vector<const runview::TimeSeries*> pointers;
   for (const auto& s : many) pointers.push_back(&s);
   const ChartData data = Downsample(pointers, 0, 99999, 2000);
-  EXPECT_EQ(data.width, static_cast<int>(kMaxChartCells / 30));
+  EXPECT_EQ(data.width, static_cast<int>(kMaxChartCells / (2 * 31)));
   EXPECT_EQ(data.x.size(), 2 * static_cast<size_t>(data.width));
 }
 
