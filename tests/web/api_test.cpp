@@ -4,6 +4,9 @@
 #include "web/api.hpp"
 
 #include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -248,6 +251,39 @@ TEST_F(ApiTest, LayoutIsValidatedAndPersisted) {
   const json damaged = Body(GetLayout(store_));
   EXPECT_TRUE(damaged["panels"].empty());
   EXPECT_TRUE(damaged.contains("warning"));
+}
+
+TEST(ApiManyRuns, TenThousandRunsArePaged) {
+  test::TempDir dir("web-api");
+  // Tiny logs (header and run record): what matters is the number of run directories.
+  for (int i = 0; i < 10000; ++i) {
+    const std::string id = fmt::format("r{:05d}", i);
+    const fs::path log =
+        dir.path() / fmt::format("run-2026{:02d}{:02d}_{:02d}0000-{}", 1 + i / 2800, 1 + (i / 100) % 28, i % 24, id) /
+        ("run-" + id + ".wandb");
+    RunLogBuilder builder;
+    builder.Header().Run(id, "run " + id, kStart + i);
+    builder.WriteTo(log);
+  }
+  RunStore store(dir.path());
+  store.Start();
+  const json first = json::parse(ListRuns(store, {{"limit", "100"}}).body);
+  EXPECT_EQ(first["total"], 10000);
+  EXPECT_EQ(first["runs"].size(), 100u);
+  const json last = json::parse(ListRuns(store, {{"offset", "9900"}, {"limit", "100"}}).body);
+  EXPECT_EQ(last["runs"].size(), 100u);
+  const json one = json::parse(ListRuns(store, {{"q", "r04242"}}).body);
+  ASSERT_EQ(one["total"], 1);
+  EXPECT_EQ(one["runs"][0]["id"], "r04242");
+  // Every run is summarised in the background within a few seconds.
+  for (int i = 0; i < 300; ++i) {
+    const json unknown = json::parse(ListRuns(store, {{"sort", "state"}, {"order", "desc"}, {"limit", "1"}}).body);
+    if (unknown["runs"][0]["state"] != "unknown") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const json sorted = json::parse(ListRuns(store, {{"sort", "state"}, {"order", "desc"}, {"limit", "1"}}).body);
+  EXPECT_NE(sorted["runs"][0]["state"], "unknown");
+  store.Stop();
 }
 
 TEST(ApiMissingLogdir, ListsNothingWithAWarningAndRefusesLayouts) {
