@@ -7,7 +7,7 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config
   libfmt-dev nlohmann-json3-dev libcli11-dev libprotobuf-dev protobuf-compiler zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev libre2-dev libncurses-dev libcpp-httplib-dev
-  chromium
+  libcurl4-openssl-dev chromium prometheus prometheus-node-exporter
   python3 python3-psutil python3-protobuf procps tmux
 )
 # Node.js and npm build the dashboard (web/) and drive the browser tests. Debian's packages, unless a
@@ -26,3 +26,13 @@ sudo_cmd=()
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Debian starts the Prometheus server and node exporter as services listening on every interface. runmon's
+# tests start their own, on 127.0.0.1 only: the packages' services are stopped and disabled.
+if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+  for service in prometheus prometheus-node-exporter; do
+    if systemctl is-enabled --quiet "$service" 2>/dev/null || systemctl is-active --quiet "$service" 2>/dev/null; then
+      "${sudo_cmd[@]}" systemctl disable --now "$service" >/dev/null 2>&1 || true
+      echo "install-deps: stopped the $service service (runmon's tests start their own on 127.0.0.1)"
+    fi
+  done
+fi
