@@ -119,6 +119,20 @@ RunSummary SummarizeRun(const fs::path& log, double now_seconds) {
     }
     model.Ingest(reader.record());
   }
+  // The junction between the head and the tail cuts records in two: the reader reports their halves (a
+  // record without its last or first chunk, one that does not decode) as damage touching it. Checksum
+  // mismatches, zeroed or impossible chunks are the log's own damage wherever they are.
+  const uint64_t junction = std::min<uint64_t>(bytes.size(), kBlock);
+  for (const auto& range : reader.damage()) {
+    const bool touches_junction = range.offset <= junction && junction <= range.offset + range.length;
+    const bool cut_record =
+        range.reason.find("record") != std::string::npos || range.reason.find("decode") != std::string::npos;
+    if (summary.size > kBlock && touches_junction && cut_record) continue;
+    const uint64_t file_offset = range.offset < kBlock ? range.offset : range.offset - kBlock + tail_start;
+    summary.warning = fmt::format("damaged log: {} bytes skipped at offset {} ({})", range.length,
+                                  file_offset, range.reason);
+    break;
+  }
   summary.overview = model.overview();
   summary.state = DeriveRunState(model, lock_held, now_seconds);
   return summary;

@@ -36,7 +36,8 @@ struct RunSummary {
   RunOverview overview;
   RunState state = RunState::kCrashed;
   uint64_t size = 0;
-  std::string error;  // the log could not be read
+  std::string error;    // the log could not be read
+  std::string warning;  // damage seen in the parts read (the whole log is checked when a run is opened)
 };
 
 // Reads the head and tail of a run log (see above). `now_seconds` decides "running" vs "crashed" for logs

@@ -193,6 +193,7 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
       item.name = !known.overview.name.empty() ? known.overview.name : known.overview.id;
       item.state = known.state;
       item.readable = known.error.empty();
+      item.damaged = !known.warning.empty();
     } else {
       item.summarised = false;
     }

@@ -527,7 +527,9 @@ void LeetView::RenderRunsList(CellGrid& grid, Rect area, const ViewModel& model)
     grid.PutText(inner.x, y, cursor ? "▶" : " ", name_style, 1);
     grid.PutText(inner.x + 1, y, entry.selected ? "●" : "○",
                  entry.selected ? Style{75, kDefaultColor, kBold} : kDimStyle, 1);
-    grid.PutText(inner.x + 3, y, entry.name, name_style, inner.width - 3);
+    const int name_x =
+        inner.x + 3 + (entry.damaged ? grid.PutText(inner.x + 3, y, "⚠ ", kWarningStyle, 2) : 0);
+    grid.PutText(name_x, y, entry.name, name_style, inner.x + inner.width - name_x);
     int x = inner.x + 3;
     const std::string_view state = !entry.summarised ? "…"
                                    : entry.readable  ? runview::RunStateName(entry.state)

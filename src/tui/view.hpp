@@ -30,6 +30,7 @@ struct RunListEntry {
   bool selected = false;
   bool readable = true;    // false: the log could not be read (shown with a warning mark)
   bool summarised = true;  // false: not read yet (state unknown)
+  bool damaged = false;    // damage was seen in the log (shown with a warning mark)
 };
 
 struct ViewModel {

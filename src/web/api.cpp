@@ -266,6 +266,14 @@ std::string ChartBody(const SelectedSeries& selected, const LockedRuns& locked, 
   return out;
 }
 
+// The runs table's warning: the log cannot be read, or damage was seen in its head or tail.
+json RowWarning(const RunRow& run) {
+  if (!run.summary) return nullptr;
+  if (!run.summary->error.empty()) return Text(run.summary->error);
+  if (!run.summary->warning.empty()) return Text(run.summary->warning);
+  return nullptr;
+}
+
 ApiResponse FromError(const std::string& message) {
   if (message.starts_with("404:")) return ErrorResponse(404, message.substr(4));
   return ErrorResponse(400, message);
@@ -323,19 +331,18 @@ ApiResponse ListRuns(const RunStore& store, const QueryParams& params) {
     }
     Row row;
     row.dir = dir;
-    row.value = {
-        {"dir", Text(dir)},
-        {"id", Text(id)},
-        {"name", Text(name)},
-        {"project", Text(overview.project)},
-        {"state", state},
-        {"start", OptionalNumber(start)},
-        {"duration", OptionalNumber(duration)},
-        {"host", Text(overview.host)},
-        {"command", Text(overview.command)},
-        {"gpu", Text(overview.gpu_type)},
-        {"gpu_count", overview.gpu_count},
-        {"warning", run.summary && !run.summary->error.empty() ? Text(run.summary->error) : json(nullptr)}};
+    row.value = {{"dir", Text(dir)},
+                 {"id", Text(id)},
+                 {"name", Text(name)},
+                 {"project", Text(overview.project)},
+                 {"state", state},
+                 {"start", OptionalNumber(start)},
+                 {"duration", OptionalNumber(duration)},
+                 {"host", Text(overview.host)},
+                 {"command", Text(overview.command)},
+                 {"gpu", Text(overview.gpu_type)},
+                 {"gpu_count", overview.gpu_count},
+                 {"warning", RowWarning(run)}};
     if (sort == "start") {
       row.sort_number = start.value_or(-1);
       row.sort_text = run.entry.stamp;

@@ -63,8 +63,26 @@ TEST(SummarizeRun, ReadsHeadAndTailOfALargeLog) {
   EXPECT_EQ(summary.overview.id, "big");
   EXPECT_EQ(summary.overview.name, "name-big");
   EXPECT_EQ(summary.state, RunState::kFinished);
+  EXPECT_TRUE(summary.warning.empty()) << summary.warning;  // the head/tail junction is not damage
   ASSERT_TRUE(summary.overview.last_time.has_value());
   EXPECT_DOUBLE_EQ(*summary.overview.last_time, kStart + 19999);
+}
+
+TEST(SummarizeRun, DamageInTheHeadOrTailIsAWarning) {
+  TempDir dir("leet-ws");
+  for (const bool in_tail : {false, true}) {
+    const auto log = WriteRun(dir.path(), in_tail ? "20260101_000000" : "20260102_000000", in_tail ? "tail" : "head",
+                              true, 20000);
+    const auto size = fs::file_size(log);
+    {
+      std::fstream file(log, std::ios::in | std::ios::out | std::ios::binary);
+      file.seekp(static_cast<std::streamoff>(in_tail ? size - 20000 : 2000));
+      file.write("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+    }
+    const auto summary = SummarizeRun(log, kStart + 1e6);
+    EXPECT_TRUE(summary.error.empty());
+    EXPECT_NE(summary.warning.find("damaged log"), std::string::npos) << (in_tail ? "tail" : "head");
+  }
 }
 
 TEST(SummarizeRun, RunningCrashedAndUnreadable) {

@@ -261,6 +261,7 @@ TEST_F(ViewTest, WorkspaceListsRunsAndOverlaysTheSelected) {
              {"bert-large", "2026-05-27 09:00", runview::RunState::kFailed, true, true, true},
              {"old-run", "2026-05-01 12:00", runview::RunState::kCrashed, false, true, true},
              {"broken", "2026-04-01 12:00", runview::RunState::kCrashed, false, false, true},
+             {"scratched", "2026-03-15 12:00", runview::RunState::kFinished, false, true, true, true},
              {"pending", "2026-03-01 12:00", runview::RunState::kCrashed, false, true, false}};
   vm.chart_runs = {&first, &second};
   vm.chart_run_labels = {"resnet-50", "bert-large"};
@@ -276,11 +277,11 @@ TEST_F(ViewTest, WorkspaceListsRunsAndOverlaysTheSelected) {
   EXPECT_EQ(view.Handle(CharacterEvent(U' ')), ViewAction::kToggleSelection);
   EXPECT_EQ(view.Handle(KeyEvent(KeyCode::kEnter)), ViewAction::kOpenRun);
   Press(view, "sssssss");
-  EXPECT_EQ(view.run_cursor(), 4u);
+  EXPECT_EQ(view.run_cursor(), 5u);
   view.Handle(KeyEvent(KeyCode::kHome));
   EXPECT_EQ(view.run_cursor(), 0u);
   view.Handle(KeyEvent(KeyCode::kEnd));
-  EXPECT_EQ(view.run_cursor(), 4u);
+  EXPECT_EQ(view.run_cursor(), 5u);
   EXPECT_EQ(view.Handle(KeyEvent(KeyCode::kEscape)), ViewAction::kBack);
 }
 

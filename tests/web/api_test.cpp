@@ -253,6 +253,26 @@ TEST_F(ApiTest, LayoutIsValidatedAndPersisted) {
   EXPECT_TRUE(damaged.contains("warning"));
 }
 
+TEST(ApiDamagedRuns, AreListedWithAWarningAndShowTheirReadablePart) {
+  test::TempDir dir("web-api");
+  const auto log = WriteRun(dir.path(), "20260101_000000", "dmg", "damaged", 20000);
+  {
+    std::fstream file(log, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(fs::file_size(log) - 30000));
+    file.write("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+  }
+  RunStore store(dir.path());
+  store.Start();
+  const json list = json::parse(ListRuns(store, {}).body);
+  ASSERT_EQ(list["runs"].size(), 1u);
+  EXPECT_NE(list["runs"][0]["warning"].get<std::string>().find("damaged log"), std::string::npos);
+  const json run = json::parse(DescribeRun(store, "run-20260101_000000-dmg").body);
+  EXPECT_GT(run["samples"].get<int>(), 19000);
+  ASSERT_FALSE(run["warnings"].empty());
+  EXPECT_NE(run["warnings"][0].get<std::string>().find("damaged log"), std::string::npos);
+  store.Stop();
+}
+
 TEST(ApiManyRuns, TenThousandRunsArePaged) {
   test::TempDir dir("web-api");
   // Tiny logs (header and run record): what matters is the number of run directories.
