@@ -43,6 +43,7 @@ export function workspacePage(dirs: string[]): Page {
   let everConnected = false;
   let loadingTimer: number | null = null;
   const headerTimers = new Map<string, number>();
+  const headerPending = new Set<string>();
   const headerLast = new Map<string, number>();
   const openDetails = new Set<string>(); // which <details> the user opened, kept across header refreshes
 
@@ -295,10 +296,17 @@ export function workspacePage(dirs: string[]): Page {
     }, 1000);
   }
 
-  // A live event for one run: its header at most once per second, then the charts.
+  // A live event for one run: the charts at once (each chart throttles itself and keeps the last request),
+  // the header at most once per second. An event that comes while the header is being refreshed asks for
+  // one more refresh after it, so the last event of a run is never lost.
   function refreshRun(dir: string): void {
     const s = slots.find((x) => x.dir === dir);
-    if (!s || headerTimers.has(dir)) return;
+    if (!s) return;
+    refreshCharts();
+    if (headerTimers.has(dir)) {
+      headerPending.add(dir);
+      return;
+    }
     const wait = Math.max(0, (headerLast.get(dir) ?? 0) + kThrottleMs - Date.now());
     headerTimers.set(
       dir,
@@ -309,10 +317,10 @@ export function workspacePage(dirs: string[]): Page {
           if (destroyed) return;
           renderHeader();
           syncCharts();
+          if (headerPending.delete(dir)) refreshRun(dir);
         });
       }, wait),
     );
-    refreshCharts();
   }
 
   async function start(): Promise<void> {
