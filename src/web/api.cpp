@@ -131,7 +131,9 @@ struct LockedRuns {
   std::vector<std::string> labels;
 };
 
-Result<LockedRuns> LockRuns(RunStore& store, const QueryParams& params) {
+// `complete`: wait (up to a minute) until every run has been read to its end before locking them, for
+// answers that must hold every point (CSV); charts answer with what is loaded and say "loading".
+Result<LockedRuns> LockRuns(RunStore& store, const QueryParams& params, bool complete = false) {
   const auto runs_text = Param(params, "runs");
   if (!runs_text) return Error{"runs: missing (comma-separated run directories)"};
   const auto dirs = SplitList(*runs_text);
@@ -143,6 +145,13 @@ Result<LockedRuns> LockRuns(RunStore& store, const QueryParams& params) {
     auto run = store.Acquire(dir);
     if (run == nullptr) return Error{fmt::format("404:no run '{}' with a readable log", ToValidUtf8(dir))};
     locked.runs.push_back(std::move(run));
+  }
+  if (complete) {
+    for (const auto& run : locked.runs) {
+      if (!store.WaitUntilLoaded(*run, std::chrono::minutes(1))) {
+        return Error{fmt::format("503:run '{}' is still being read; try again", ToValidUtf8(run->dir))};
+      }
+    }
   }
   for (const auto& run : locked.runs) {
     locked.locks.emplace_back(run->mutex);
@@ -276,6 +285,7 @@ json RowWarning(const RunRow& run) {
 
 ApiResponse FromError(const std::string& message) {
   if (message.starts_with("404:")) return ErrorResponse(404, message.substr(4));
+  if (message.starts_with("503:")) return ErrorResponse(503, message.substr(4));
   return ErrorResponse(400, message);
 }
 
@@ -477,7 +487,7 @@ ApiResponse ChartJson(RunStore& store, const QueryParams& params) {
 }
 
 ApiResponse ChartCsv(RunStore& store, const QueryParams& params) {
-  auto locked = LockRuns(store, params);
+  auto locked = LockRuns(store, params, true);
   if (!locked) return FromError(locked.error());
   auto selected = SelectSeries(*locked, params);
   if (!selected) return FromError(selected.error());

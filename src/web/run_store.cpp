@@ -123,6 +123,20 @@ std::shared_ptr<LoadedRun> RunStore::Acquire(std::string_view dir, std::chrono::
   return run;
 }
 
+bool RunStore::WaitUntilLoaded(const LoadedRun& run, std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  for (;;) {
+    const uint64_t seen = version();
+    {
+      std::shared_lock lock(run.mutex);
+      if (run.caught_up) return true;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0 || !WaitForChange(seen, std::min(left, std::chrono::milliseconds(100))))
+      return false;
+  }
+}
+
 void RunStore::Loop() {
   auto next_scan = Clock::now() + kScanInterval;
   bool scan_complete = true;

@@ -66,6 +66,10 @@ class RunStore {
   std::shared_ptr<LoadedRun> Acquire(std::string_view dir,
                                      std::chrono::milliseconds first_slice = std::chrono::milliseconds(300));
 
+  // Waits (holding no lock) until the run has been read to the end of its log, the timeout passes, or the
+  // store stops; true when it is read.
+  bool WaitUntilLoaded(const LoadedRun& run, std::chrono::milliseconds timeout);
+
   // Bumped whenever the runs list or a loaded run changes.
   uint64_t version() const { return version_.load(); }
   uint64_t runs_version() const { return runs_version_.load(); }

@@ -11,19 +11,14 @@ wait polls the screen with a deadline, so a slow machine only makes it slower.""
 import json
 import os
 import re
-import shlex
-import shutil
 import subprocess
 import tempfile
 import time
-import unicodedata
 import unittest
 
 from runmon_e2e import RUNMON, run
+from tmux_pane import DEADLINE_SECONDS, TMUX, TmuxPane, display_width, sgr_parameters, wait_for
 
-TMUX = shutil.which("tmux")
-DEADLINE_SECONDS = 20.0
-SESSION = "leet"
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "runlog")
 SAMPLE_LOG = os.path.join(FIXTURES, "sample-stats.wandb")
 SAMPLE_RECORDS = os.path.join(FIXTURES, "sample-stats.expected.jsonl")
@@ -45,31 +40,10 @@ CENTRE_HEADER = re.compile(rf" System metrics{PAGE} · (\d+) charts?")
 RIGHT_HEADER = re.compile(rf" System{PAGE} · (\d+) charts?")
 
 
-def wait_for(predicate, what, timeout=DEADLINE_SECONDS, step=0.05):
-    """Polls `predicate` until it returns something true; fails naming `what` and the last value."""
-    deadline = time.monotonic() + timeout
-    value = None
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError(f"timed out waiting for {what}; last seen:\n{value}")
-
-
 def clean_env():
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TMUX", "WANDB_"))}
     env.update({"SHELL": "/bin/sh", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"})
     return env
-
-
-def display_width(text):
-    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
-
-
-def sgr_parameters(text):
-    """The parameters of the SGR sequences in `text`, e.g. ['0;2', '39', '7']."""
-    return re.findall(r"\x1b\[([0-9;]*)m", text)
 
 
 def chart_titles(text):
@@ -134,96 +108,6 @@ def samples_count(screen):
     return int(value.replace(",", "")) if value else None
 
 
-class LeetPane:
-    """`runmon leet ARGS` in a tmux server of its own, run by a shell script that records the terminal modes
-    (stty -g) before and after it and its exit status, prints markers around it, then keeps the pane open."""
-
-    counter = 0
-
-    def __init__(self, directory, args, width, height, cwd=None):
-        LeetPane.counter += 1
-        self.directory = directory
-        self.socket = f"runmon-leet-test-{os.getpid()}-{LeetPane.counter}"
-        self.env = clean_env()
-        self.env["TMUX_TMPDIR"] = directory
-        self.status_path = os.path.join(directory, "status")
-        script = os.path.join(directory, "pane.sh")
-        command = " ".join(shlex.quote(a) for a in [RUNMON, "leet", *args])
-        with open(script, "w") as f:
-            f.write(f"""export TERM=tmux-256color
-echo before-leet
-stty -g > '{directory}/stty.before'
-{command}
-status=$?
-stty -g > '{directory}/stty.after'
-echo $status > '{directory}/status.tmp' && mv '{directory}/status.tmp' '{self.status_path}'
-echo after-leet
-exec sleep 600
-""")
-        self.tmux("new-session", "-d", "-s", SESSION, "-x", str(width), "-y", str(height),
-                  *(["-c", cwd] if cwd else []), f"/bin/sh '{script}'")
-
-    def tmux(self, *args):
-        result = subprocess.run([TMUX, "-L", self.socket, "-f", "/dev/null", *args], capture_output=True,
-                                text=True, env=self.env, timeout=DEADLINE_SECONDS)
-        if result.returncode != 0:
-            raise AssertionError(f"tmux {' '.join(args)} failed: {result.stderr}")
-        return result.stdout
-
-    def kill_server(self):
-        subprocess.run([TMUX, "-L", self.socket, "-f", "/dev/null", "kill-server"], capture_output=True,
-                       env=self.env, timeout=DEADLINE_SECONDS)
-
-    def capture(self, escapes=False):
-        return self.tmux("capture-pane", "-p", *(["-e"] if escapes else []), "-t", SESSION)
-
-    def display(self, fmt):
-        return self.tmux("display-message", "-p", "-t", SESSION, fmt).strip()
-
-    def send_keys(self, *keys):
-        self.tmux("send-keys", "-t", SESSION, *keys)
-
-    def type_text(self, text):
-        self.tmux("send-keys", "-t", SESSION, "-l", text)
-
-    def resize(self, width, height):
-        self.tmux("resize-window", "-t", SESSION, "-x", str(width), "-y", str(height))
-
-    def exited(self):
-        return os.path.exists(self.status_path)
-
-    def wait_for_screen(self, predicate, what, timeout=DEADLINE_SECONDS):
-        """Waits until `predicate(screen)` holds; returns that screen. Fails early if leet exited, and with
-        the last screen seen when time runs out."""
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.capture()
-            if predicate(screen):
-                return screen
-            if self.exited():
-                raise AssertionError(f"runmon leet exited (status {self.read_status()}) while waiting for "
-                                     f"{what}; screen:\n{screen}")
-            if time.monotonic() >= deadline:
-                raise AssertionError(f"timed out waiting for {what}; last screen:\n{screen}")
-            time.sleep(0.05)
-
-    def wait_for_text(self, *fragments, timeout=DEADLINE_SECONDS):
-        return self.wait_for_screen(lambda s: all(f in s for f in fragments), f"{fragments} on the screen",
-                                    timeout=timeout)
-
-    def wait_for_no_text(self, *fragments):
-        return self.wait_for_screen(lambda s: not any(f in s for f in fragments),
-                                    f"{fragments} gone from the screen")
-
-    def read_status(self):
-        with open(self.status_path) as f:
-            return int(f.read())
-
-    def exit_status(self):
-        wait_for(self.exited, "runmon leet to exit")
-        return self.read_status()
-
-
 class Workspace:
     """The wandb directory of WORKSPACE_RUNS, recorded once for the module (runs are only read)."""
     tmp = None
@@ -281,7 +165,9 @@ class LeetTestBase(unittest.TestCase):
 
     def open(self, *args, width=120, height=40, cwd=None):
         directory = tempfile.mkdtemp(dir=self.tmp.name)
-        pane = LeetPane(directory, [str(a) for a in args], width, height, cwd=cwd)
+        # `runmon leet ARGS`, printing "before-leet" and "after-leet" around it.
+        pane = TmuxPane(directory, [RUNMON, "leet", *args], "leet", "tmux-256color", width, height, cwd=cwd,
+                        server_env=clean_env())
         self.panes.append(pane)
         return pane
 
@@ -420,11 +306,7 @@ class LeetExitTest(LeetTestBase):
         flags = pane.display("#{alternate_on} #{cursor_flag} #{mouse_any_flag} #{keypad_cursor_flag} "
                              "#{keypad_flag}")
         self.assertEqual(flags, "0 1 0 0 0", "alternate screen, cursor, mouse, keypad cursor, keypad")
-
-        def after_script():
-            screen = pane.capture()
-            return screen if "after-leet" in screen else None
-        screen = wait_for(after_script, "the pane script to finish")
+        screen = pane.wait_for_text("after-leet", running=False)  # the pane script finished
         self.assertIn("before-leet", screen)
         for leftover in ("Run overview", "System metrics", "h help", "┌", "└"):
             self.assertNotIn(leftover, screen)

@@ -12,36 +12,12 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
-import unicodedata
 import unittest
 
+from tmux_pane import DEADLINE_SECONDS, TMUX, TmuxPane, display_width, sgr_parameters, wait_for
+
 PROBE = os.environ["RUNMON_TERMINAL_PROBE"]
-TMUX = shutil.which("tmux")
-DEADLINE_SECONDS = 20.0
-SESSION = "probe"
 BOX_CHARACTERS = "┌┐└┘│─"
-
-
-def wait_for(predicate, what, timeout=DEADLINE_SECONDS, step=0.05):
-    """Polls `predicate` until it returns something true; fails naming `what` and the last value."""
-    deadline = time.monotonic() + timeout
-    value = None
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError(f"timed out waiting for {what}; last seen:\n{value}")
-
-
-def display_width(text):
-    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
-
-
-def sgr_parameters(text):
-    """The parameters of the SGR sequences in `text`, e.g. ['1', '32', '38;5;208']."""
-    return re.findall(r"\x1b\[([0-9;]*)m", text)
 
 
 def terminfo_has(term):
@@ -49,66 +25,11 @@ def terminfo_has(term):
     return infocmp is not None and subprocess.run([infocmp, term], capture_output=True).returncode == 0
 
 
-class TmuxPane:
-    """One tmux server of its own running the probe in a shell script that records the terminal modes
-    (stty -g) before and after it, and its exit status, then keeps the pane open."""
-
-    counter = 0
+class ProbePane(TmuxPane):
+    """The probe in a tmux pane of its own, printing "before-probe" and "after-probe" around it."""
 
     def __init__(self, directory, term, env=None, width=80, height=24):
-        TmuxPane.counter += 1
-        self.directory = directory
-        self.socket = f"runmon-terminal-test-{os.getpid()}-{TmuxPane.counter}"
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
-        self.env.update({"TMUX_TMPDIR": directory, "SHELL": "/bin/sh", "LC_ALL": "C.UTF-8",
-                         "LANG": "C.UTF-8"})
-        script = os.path.join(directory, "pane.sh")
-        exports = "".join(f"export {name}='{value}'\n" for name, value in (env or {}).items())
-        with open(script, "w") as f:
-            f.write(f"""export TERM='{term}'
-{exports}echo before-probe
-stty -g > '{directory}/stty.before'
-'{PROBE}'
-status=$?
-stty -g > '{directory}/stty.after'
-echo $status > '{directory}/status.tmp' && mv '{directory}/status.tmp' '{directory}/status'
-echo after-probe
-exec sleep 600
-""")
-        self.tmux("new-session", "-d", "-s", SESSION, "-x", str(width), "-y", str(height),
-                  f"/bin/sh '{script}'")
-
-    def tmux(self, *args):
-        result = subprocess.run([TMUX, "-L", self.socket, "-f", "/dev/null", *args], capture_output=True,
-                                text=True, env=self.env, timeout=DEADLINE_SECONDS)
-        if result.returncode != 0:
-            raise AssertionError(f"tmux {' '.join(args)} failed: {result.stderr}")
-        return result.stdout
-
-    def kill_server(self):
-        subprocess.run([TMUX, "-L", self.socket, "-f", "/dev/null", "kill-server"], capture_output=True,
-                       env=self.env, timeout=DEADLINE_SECONDS)
-
-    def capture(self, escapes=False):
-        return self.tmux("capture-pane", "-p", *(["-e"] if escapes else []), "-t", SESSION)
-
-    def lines(self):
-        return self.capture().split("\n")[:-1]
-
-    def display(self, fmt):
-        return self.tmux("display-message", "-p", "-t", SESSION, fmt).strip()
-
-    def send_keys(self, *keys):
-        self.tmux("send-keys", "-t", SESSION, *keys)
-
-    def send_bytes(self, data):
-        self.tmux("send-keys", "-t", SESSION, "-H", *(f"{b:02x}" for b in data))
-
-    def wait_for_text(self, *fragments):
-        def screen_with_fragments():
-            screen = self.capture()
-            return screen if all(f in screen for f in fragments) else None
-        return wait_for(screen_with_fragments, f"{fragments} on the screen")
+        super().__init__(directory, [PROBE], "probe", term, width, height, env=env)
 
     def wait_for_frame(self):
         return self.wait_for_text("漢字テスト", "pid: ", "q quits")
@@ -122,12 +43,6 @@ exec sleep 600
             found = [m.group(1) for line in self.lines() if (m := re.search(r"event: (.*?)\s*│", line))]
             return found if found[-len(events):] == list(events) else None
         return wait_for(last_events, f"events {events}")
-
-    def exit_status(self):
-        path = os.path.join(self.directory, "status")
-        wait_for(lambda: os.path.exists(path), "the probe to exit")
-        with open(path) as f:
-            return int(f.read())
 
 
 class TerminalTest(unittest.TestCase):
@@ -150,7 +65,7 @@ class TerminalTest(unittest.TestCase):
 
     def start(self, env=None, **size):
         directory = tempfile.mkdtemp(dir=self.tmp.name)
-        pane = TmuxPane(directory, self.TERM, env=env, **size)
+        pane = ProbePane(directory, self.TERM, env=env, **size)
         self.panes.append(pane)
         pane.wait_for_frame()
         return pane
@@ -178,7 +93,7 @@ class TerminalTest(unittest.TestCase):
         flags = pane.display("#{alternate_on} #{cursor_flag} #{mouse_any_flag} #{keypad_cursor_flag} "
                              "#{keypad_flag}")
         self.assertEqual(flags, "0 1 0 0 0", "alternate screen, cursor, mouse, keypad cursor, keypad")
-        screen = pane.wait_for_text("before-probe", "after-probe")
+        screen = pane.wait_for_text("before-probe", "after-probe", running=False)
         for leftover in ["terminal_probe", "漢字", "event:", "pid:", *BOX_CHARACTERS]:
             self.assertNotIn(leftover, screen)
 
@@ -211,7 +126,7 @@ class TerminalTest(unittest.TestCase):
         pane.wait_for_events("backspace", "ctrl-l")
         pane.send_keys("Escape")  # alone: followed at once by other bytes it would start a sequence
         pane.wait_for_events("ctrl-l", "escape")
-        pane.send_keys("-l", "é漢")
+        pane.type_text("é漢")
         pane.wait_for_events("escape", "char 'é'", "char '漢'")
         self.assertFrame(pane, 80, 24)  # ctrl+L repainted everything, the frame is whole
 
@@ -234,11 +149,11 @@ class TerminalTest(unittest.TestCase):
 
     def test_resize_is_reported_and_redrawn(self):
         pane = self.start()
-        pane.tmux("resize-window", "-t", SESSION, "-x", "100", "-y", "30")
+        pane.resize(100, 30)
         pane.wait_for_events("resize 100x30")
         pane.wait_for_text("size: 100x30")
         self.assertFrame(pane, 100, 30)
-        pane.tmux("resize-window", "-t", SESSION, "-x", "60", "-y", "20")
+        pane.resize(60, 20)
         pane.wait_for_events("resize 100x30", "resize 60x20")
         pane.wait_for_text("size: 60x20")
         self.assertFrame(pane, 60, 20)
@@ -258,7 +173,7 @@ class TerminalTest(unittest.TestCase):
     def check_fatal_signal(self, signal_number, resize_first=False):
         pane = self.start()
         if resize_first:  # leaving a resized alternate screen must not bring back lines of the frame
-            pane.tmux("resize-window", "-t", SESSION, "-x", "100", "-y", "30")
+            pane.resize(100, 30)
             pane.wait_for_text("size: 100x30")
         os.kill(pane.probe_pid(), signal_number)
         self.assertEqual(pane.exit_status(), 128 + signal_number)  # re-raised with the default action

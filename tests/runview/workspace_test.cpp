@@ -18,24 +18,14 @@ namespace {
 namespace fs = std::filesystem;
 using test::RunLogBuilder;
 using test::TempDir;
-constexpr double kStart = 1'780'000'000;
-
-fs::path WriteRun(const fs::path& wandb, const std::string& stamp, const std::string& id, bool exited,
-                  int samples = 3) {
-  const fs::path log = wandb / ("run-" + stamp + "-" + id) / ("run-" + id + ".wandb");
-  RunLogBuilder builder;
-  builder.Header().Run(id, "name-" + id, kStart);
-  for (int i = 0; i < samples; ++i) builder.Stats(kStart + i, {{"cpu", std::to_string(i % 100)}});
-  if (exited) builder.Exit(0, samples);
-  builder.WriteTo(log);
-  return log;
-}
+using test::WriteTestRun;
+constexpr double kStart = test::kTestRunStart;
 
 TEST(ScanRuns, NewestFirstSkippingWhatIsNotARun) {
   TempDir dir("leet-ws");
   const fs::path wandb = dir.path();
-  WriteRun(wandb, "20260101_000000", "aaa", true);
-  WriteRun(wandb, "20260301_000000", "ccc", true);
+  WriteTestRun(wandb, "20260101_000000", "aaa", true);
+  WriteTestRun(wandb, "20260301_000000", "ccc", true);
   fs::create_directories(wandb / "offline-run-20260201_000000-bbb");
   fs::create_directories(wandb / "run-garbage");
   fs::create_directories(wandb / "something-else");
@@ -56,7 +46,7 @@ TEST(ScanRuns, NewestFirstSkippingWhatIsNotARun) {
 
 TEST(SummarizeRun, ReadsHeadAndTailOfALargeLog) {
   TempDir dir("leet-ws");
-  const auto log = WriteRun(dir.path(), "20260101_000000", "big", true, 20000);
+  const auto log = WriteTestRun(dir.path(), "20260101_000000", "big", true, 20000);
   ASSERT_GT(fs::file_size(log), 8u * 32768);
   const auto summary = SummarizeRun(log, kStart + 1e6);
   EXPECT_TRUE(summary.error.empty()) << summary.error;
@@ -71,8 +61,8 @@ TEST(SummarizeRun, ReadsHeadAndTailOfALargeLog) {
 TEST(SummarizeRun, DamageInTheHeadOrTailIsAWarning) {
   TempDir dir("leet-ws");
   for (const bool in_tail : {false, true}) {
-    const auto log = WriteRun(dir.path(), in_tail ? "20260101_000000" : "20260102_000000", in_tail ? "tail" : "head",
-                              true, 20000);
+    const auto log = WriteTestRun(dir.path(), in_tail ? "20260101_000000" : "20260102_000000",
+                                  in_tail ? "tail" : "head", true, 20000);
     const auto size = fs::file_size(log);
     {
       std::fstream file(log, std::ios::in | std::ios::out | std::ios::binary);
@@ -88,7 +78,7 @@ TEST(SummarizeRun, DamageInTheHeadOrTailIsAWarning) {
 TEST(SummarizeRun, RunningCrashedAndUnreadable) {
   TempDir dir("leet-ws");
   // A runmon log without an exit record whose writer is gone: crashed.
-  const auto crashed = WriteRun(dir.path(), "20260101_000000", "gone", false);
+  const auto crashed = WriteTestRun(dir.path(), "20260101_000000", "gone", false);
   EXPECT_EQ(SummarizeRun(crashed, kStart + 10).state, RunState::kCrashed);
   // One whose writer still holds it: running.
   const fs::path open_log = dir.path() / "run-20260102_000000-live" / "run-live.wandb";

@@ -1,10 +1,12 @@
 // Builds run logs for tests: W&B records (header, run, environment, stats, history, exit) with chosen
 // values, written through runmon's LogWriter. Deterministic, so logs built here are stable fixtures for
-// golden frames.
+// golden frames. WriteTestRun lays out a whole run directory the way `runmon run` names it, for the tests
+// that find and open runs in a wandb directory.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,5 +95,23 @@ class RunLogBuilder {
  private:
   std::vector<wandb::Record> records_;
 };
+
+// The start time (seconds since the epoch) of the runs WriteTestRun writes.
+inline constexpr double kTestRunStart = 1'780'000'000;
+
+// Writes wandb_dir/run-STAMP-ID/run-ID.wandb and returns its path: run ID named "name-ID", started at
+// kTestRunStart, with `samples` stats records a second apart ("cpu" = i % 100), and, if `exited`, an exit
+// record (code 0, runtime `samples` seconds); without one, the run reads as crashed (or running while a
+// writer holds the log).
+inline std::filesystem::path WriteTestRun(const std::filesystem::path& wandb_dir, const std::string& stamp,
+                                          const std::string& id, bool exited, int samples = 3) {
+  const std::filesystem::path log = wandb_dir / ("run-" + stamp + "-" + id) / ("run-" + id + ".wandb");
+  RunLogBuilder builder;
+  builder.Header().Run(id, "name-" + id, kTestRunStart);
+  for (int i = 0; i < samples; ++i) builder.Stats(kTestRunStart + i, {{"cpu", std::to_string(i % 100)}});
+  if (exited) builder.Exit(0, samples);
+  builder.WriteTo(log);
+  return log;
+}
 
 }  // namespace runmon::test

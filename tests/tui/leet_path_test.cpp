@@ -13,20 +13,8 @@ namespace runmon::tui {
 namespace {
 
 namespace fs = std::filesystem;
-using test::RunLogBuilder;
 using test::TempDir;
-constexpr double kStart = 1'780'000'000;
-
-fs::path WriteRun(const fs::path& wandb, const std::string& stamp, const std::string& id, bool exited,
-                  int samples = 3) {
-  const fs::path log = wandb / ("run-" + stamp + "-" + id) / ("run-" + id + ".wandb");
-  RunLogBuilder builder;
-  builder.Header().Run(id, "name-" + id, kStart);
-  for (int i = 0; i < samples; ++i) builder.Stats(kStart + i, {{"cpu", std::to_string(i % 100)}});
-  if (exited) builder.Exit(0, samples);
-  builder.WriteTo(log);
-  return log;
-}
+using test::WriteTestRun;
 
 // Runs a callable with the working directory set to `dir`.
 template <typename F>
@@ -41,8 +29,8 @@ auto InDirectory(const fs::path& dir, F f) {
 TEST(ResolveLeetPath, EachKindOfPath) {
   TempDir dir("leet-ws");
   const fs::path wandb = dir.path() / "wandb";
-  const auto older = WriteRun(wandb, "20260101_000000", "old", true);
-  const auto newer = WriteRun(wandb, "20260102_000000", "new", true);
+  const auto older = WriteTestRun(wandb, "20260101_000000", "old", true);
+  const auto newer = WriteTestRun(wandb, "20260102_000000", "new", true);
 
   auto workspace = ResolveLeetPath(wandb);
   ASSERT_TRUE(workspace.ok()) << workspace.error();
