@@ -23,6 +23,7 @@
 
 #include "app/cli_common.hpp"
 #include "app/dump_command.hpp"
+#include "app/exporter_command.hpp"
 #include "app/leet_command.hpp"
 #include "app/output.hpp"
 #include "app/run_command.hpp"
@@ -30,6 +31,7 @@
 #include "collectors/builtin.hpp"
 #include "config/settings.hpp"
 #include "core/catalog.hpp"
+#include "export/prometheus_names.hpp"
 #include "host/file_reader.hpp"
 #include "sampler/sampler.hpp"
 
@@ -158,6 +160,13 @@ int RunCommandLine(int argc, char** argv) {
   run->add_option("--id", run_options.id, "Run id (default: 8 random characters [a-z0-9])")->type_name("ID");
   run->add_option("--name", run_options.name, "Display name of the run (default: the command line)");
   run->add_option("--project", run_options.project, "Project of the run");
+  run->add_option("--metrics-listen", run_options.metrics_listen,
+                  "Also serve the run's latest sample for Prometheus at http://HOST:PORT/metrics while "
+                  "recording (a loopback address unless --metrics-token is given)")
+      ->type_name("HOST:PORT");
+  run->add_option("--metrics-token", run_options.metrics_token,
+                  "Require `Authorization: Bearer T` (16+ characters) from every scrape of --metrics-listen")
+      ->type_name("T");
   run->add_option("command", run_options.command, "The command and its arguments (after --)")
       ->type_name("CMD ARGS...");
   run->footer("Exits with CMD's status (128 + the signal when it was killed); 127 when CMD does not exist.");
@@ -196,9 +205,27 @@ int RunCommandLine(int argc, char** argv) {
       "--token", serve_options.token,
       "Require this secret (16+ characters) from every request: a bearer header, or ?token= once");
 
-  bool markdown = false;
+  ExporterCommandOptions exporter_options;
+  auto* exporter = app.add_subcommand(
+      "exporter",
+      "Serve the host's metrics (and a process tree's) for Prometheus at http://HOST:PORT/metrics");
+  exporter_options.sampler.AddTo(*exporter,
+                                 "Also monitor this process and its descendants (default: none, host only)");
+  exporter
+      ->add_option("--listen", exporter_options.listen,
+                   "Address to serve /metrics on: 127.0.0.1:PORT, [::1]:PORT (PORT 0 picks a free one); "
+                   "another address needs --token")
+      ->type_name("HOST:PORT");
+  exporter
+      ->add_option("--token", exporter_options.token,
+                   "Require `Authorization: Bearer T` (16+ characters) from every scrape")
+      ->type_name("T");
+
+  bool markdown = false, prometheus = false;
   auto* catalog = app.add_subcommand("catalog", "List every metric key with its unit and meaning");
   catalog->add_flag("--markdown", markdown, "As the Markdown table of docs/metrics.md");
+  catalog->add_flag("--prometheus", prometheus,
+                    "The Prometheus name of every key, as the Markdown of docs/prometheus.md");
 
   try {
     app.parse(argc, argv);
@@ -212,8 +239,15 @@ int RunCommandLine(int argc, char** argv) {
   if (dump->parsed()) return RunDumpCommand(dump_options);
   if (leet->parsed()) return RunLeetCommand(leet_options);
   if (serve->parsed()) return RunServeCommand(serve_options);
+  if (exporter->parsed()) return RunExporterCommand(exporter_options);
   if (catalog->parsed()) {
-    if (markdown) {
+    if (markdown && prometheus) {
+      Warn("catalog: --markdown or --prometheus, not both");
+      return 2;
+    }
+    if (prometheus) {
+      fmt::print("{}", RenderPrometheusMarkdown());
+    } else if (markdown) {
       fmt::print("{}", RenderCatalogMarkdown());
     } else {
       for (const auto& d : MetricCatalog()) fmt::print("{:<28} {:<8} {}\n", d.pattern, d.unit, d.title);

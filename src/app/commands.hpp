@@ -1,4 +1,5 @@
-// The runmon command line: `runmon sample`, `runmon info`, `runmon catalog`, --help, --version.
+// The runmon command line: `runmon sample`, `info`, `run`, `dump`, `leet`, `serve`, `exporter`, `catalog`,
+// --help, --version.
 #pragma once
 
 namespace runmon {

@@ -5,6 +5,9 @@
 // still exists (its CPU time counts), and it is reaped afterwards. Signals: SIGINT, SIGTERM and SIGHUP that
 // another process sends runmon are forwarded to the command; those the terminal generates are not, because
 // the terminal sends them to the command too (same process group). Without a command they end the run.
+// With --metrics-listen, the /metrics server is bound before the run directory is created (a port in use
+// records and starts nothing) and its threads start after the stop signals are blocked; each sample goes
+// to the run log and then to the exposition cache the server reads.
 #include "app/run_command.hpp"
 
 #include <poll.h>
@@ -17,7 +20,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <google/protobuf/util/time_util.h>
@@ -26,6 +31,8 @@
 #include <nlohmann/json.hpp>
 
 #include "collectors/builtin.hpp"
+#include "export/exposition.hpp"
+#include "export/metrics_server.hpp"
 #include "host/child_process.hpp"
 #include "runlog/records.hpp"
 #include "runlog/run_directory.hpp"
@@ -123,7 +130,7 @@ std::string DefaultDisplayName(const std::vector<std::string>& command) {
 uint64_t Monitor(const RunCommandOptions& options, const Settings& settings, const HostPaths& paths,
                  const std::string& executable, double start_time, const std::string& id, pid_t child,
                  pid_t attached, SignalRouting& routing, runlog::RunRecorder& recorder,
-                 const std::filesystem::path& files_directory) {
+                 const std::filesystem::path& files_directory, ExpositionCache* metrics) {
   Settings effective = settings;
   if (child > 0) {
     effective.pid = child;
@@ -190,6 +197,14 @@ uint64_t Monitor(const RunCommandOptions& options, const Settings& settings, con
       Warn(status.error());
     }
   };
+  // Tables a collector keeps growing (the OpenMetrics index -> labels table) become config records: W&B's
+  // readers merge config updates, so the last one written holds the whole table.
+  ctx.publish_config = [publisher](const std::string& key, const nlohmann::json& value) {
+    std::lock_guard lock(publisher->mutex);
+    if (!publisher->open) return;
+    auto record = runlog::MakeConfigRecord(key, value);
+    publisher->recorder->Add(record);
+  };
   struct ClosePublisher {
     std::shared_ptr<MetadataPublisher> publisher;
     ~ClosePublisher() {
@@ -205,6 +220,7 @@ uint64_t Monitor(const RunCommandOptions& options, const Settings& settings, con
   Sampler sampler(
       BuiltinCollectors(ctx), sampler_options,
       [&](const Sample& sample) {
+        if (metrics != nullptr) metrics->Publish(sample);
         if (!runlog::FillStatsRecord(sample, stats)) return;
         recorder.Add(stats);
         ++samples;
@@ -259,6 +275,23 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
     Warn("--dir: empty path");
     return 2;
   }
+  std::optional<MetricsServerOptions> metrics_options;
+  if (!options.metrics_listen.empty()) {
+    auto listen = ParseListenAddress(options.metrics_listen);
+    if (!listen) {
+      Warn(fmt::format("--metrics-listen {}", listen.error()));
+      return 2;
+    }
+    metrics_options = MetricsServerOptions{*listen, options.metrics_token};
+    if (auto status = CheckMetricsServerOptions(*metrics_options, "--metrics-listen", "--metrics-token");
+        !status) {
+      Warn(status.error());
+      return 2;
+    }
+  } else if (!options.metrics_token.empty()) {
+    Warn("--metrics-token goes with --metrics-listen");
+    return 2;
+  }
   const HostPaths paths = options.sampler.Paths();
   if (!options.sampler.root.empty() && !std::filesystem::is_directory(options.sampler.root)) {
     Warn(fmt::format("--root {}: not a directory", options.sampler.root));
@@ -293,6 +326,22 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   SignalRouting routing;
   // Before any thread starts, so every thread has the stop signals blocked.
   StopSignals signals([&](const siginfo_t& info) { routing.Handle(info); });
+
+  // The exposition of the run's samples, served while it is recorded. The cache outlives the server.
+  std::unique_ptr<ExpositionCache> metrics_cache;
+  std::unique_ptr<MetricsServer> metrics_server;
+  if (metrics_options) {
+    metrics_cache = std::make_unique<ExpositionCache>(ExpositionLabels{.host = HostName(), .run_id = id});
+    metrics_server = std::make_unique<MetricsServer>(*metrics_cache, *metrics_options);
+    Status started = metrics_server->Bind();
+    if (started) started = metrics_server->Start();
+    if (!started) {
+      Warn(fmt::format("--metrics-listen: {}", started.error()));
+      return 1;
+    }
+    Warn(fmt::format("serving the run's metrics at http://{}/metrics",
+                     FormatListenAddress({metrics_options->listen.host, metrics_server->port()})));
+  }
 
   const double start_time = WallSeconds();
   const auto start_steady = std::chrono::steady_clock::now();
@@ -350,7 +399,7 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   if (!has_command || child > 0) {
     try {
       samples = Monitor(options, *settings, paths, executable, start_time, id, child, attached, routing,
-                        recorder, run_paths->files);
+                        recorder, run_paths->files, metrics_cache.get());
     } catch (const std::exception& e) {
       // Threads could not be started (a pids limit, no memory): the command goes on unmonitored; its exit
       // is still waited for and recorded.
@@ -381,6 +430,7 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   recorder.Add(exit_record);
   auto final_record = runlog::MakeFinalRecord();
   recorder.Add(final_record);
+  if (metrics_server) metrics_server->Stop();
   const Status closed = recorder.Close();
   const auto counts = recorder.counts();
   if (!closed) Warn(closed.error());

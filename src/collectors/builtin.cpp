@@ -10,7 +10,72 @@
 
 #include <fmt/format.h>
 
+#include "collectors/openmetrics/openmetrics_collector.hpp"
+#include "config/openmetrics_settings.hpp"
+
 namespace runmon {
+namespace {
+
+std::optional<std::string> OtherSetting(const Settings& settings, const std::string& name) {
+  if (auto it = settings.other.find(name); it != settings.other.end()) return it->second;
+  return std::nullopt;
+}
+
+// One collector per OpenMetrics endpoint, sharing the filter and the table publisher. The settings were
+// validated when they were read; what still fails here (a context built by hand) is a warning.
+std::vector<std::unique_ptr<openmetrics::OpenMetricsCollector>> MakeOpenMetricsCollectors(
+    const LinuxCollectorContext& ctx) {
+  std::vector<std::unique_ptr<openmetrics::OpenMetricsCollector>> collectors;
+  const auto endpoints_setting = OtherSetting(ctx.settings, "x_stats_open_metrics_endpoints");
+  if (!endpoints_setting) return collectors;
+  auto warn = [&ctx](const std::string& message) {
+    if (ctx.warn) ctx.warn(fmt::format("no OpenMetrics scraping: {}", message));
+  };
+  auto endpoints = ParseOpenMetricsEndpoints(*endpoints_setting);
+  if (!endpoints) {
+    warn(fmt::format("x_stats_open_metrics_endpoints: {}", endpoints.error()));
+    return collectors;
+  }
+  if (endpoints->empty()) return collectors;
+  std::vector<OpenMetricsHeader> headers;
+  if (const auto headers_setting = OtherSetting(ctx.settings, "x_stats_open_metrics_http_headers")) {
+    auto parsed = ParseOpenMetricsHeaders(*headers_setting);
+    if (!parsed) {
+      warn(fmt::format("x_stats_open_metrics_http_headers: {}", parsed.error()));
+      return collectors;
+    }
+    headers = std::move(*parsed);
+  }
+  const auto filters_setting = OtherSetting(ctx.settings, "x_stats_open_metrics_filters");
+  auto filter = openmetrics::SeriesFilter::FromSetting(
+      filters_setting ? std::optional<std::string_view>(*filters_setting) : std::nullopt);
+  if (!filter) {
+    warn(filter.error());
+    return collectors;
+  }
+  auto shared_filter = std::make_shared<const openmetrics::SeriesFilter>(std::move(*filter));
+  // Without a run to write to (runmon sample) the tables stay with the collectors only.
+  auto publisher = ctx.publish_config
+                       ? std::make_shared<openmetrics::OpenMetricsTablePublisher>(ctx.publish_config)
+                       : nullptr;
+  openmetrics::FetchOptions fetch;
+  openmetrics::ApplyProxySetting(std::getenv("RUNMON_OPENMETRICS_PROXY"), fetch);
+  for (const OpenMetricsEndpoint& endpoint : *endpoints) {
+    openmetrics::OpenMetricsCollectorOptions options;
+    options.endpoint = endpoint.name;
+    options.url = endpoint.url;
+    options.headers = headers;
+    options.filter = shared_filter->KeepsAll() ? nullptr : shared_filter;
+    options.fetch = fetch;
+    options.budget_seconds = openmetrics::OpenMetricsBudgetSeconds(ctx.settings.interval_seconds);
+    options.warn = ctx.warn;
+    options.publisher = publisher;
+    collectors.push_back(std::make_unique<openmetrics::OpenMetricsCollector>(std::move(options)));
+  }
+  return collectors;
+}
+
+}  // namespace
 
 Clocks Clocks::System() {
   auto read = [](clockid_t id) {
@@ -53,6 +118,12 @@ std::vector<CollectorSpec> BuiltinCollectors(const LinuxCollectorContext& ctx) {
   } else if (const char* named = std::getenv("RUNMON_NVML_LIBRARY");
              named != nullptr && *named != '\0' && ctx.warn) {
     ctx.warn(fmt::format("no NVIDIA metrics: {}", why_not));
+  }
+
+  // OpenMetrics endpoints: a lane each ("openmetrics:<name>"), so a slow endpoint delays nothing else.
+  for (auto& collector : MakeOpenMetricsCollectors(ctx)) {
+    std::string lane(collector->Name());
+    specs.push_back({std::move(collector), std::move(lane)});
   }
   return specs;
 }

@@ -2,6 +2,8 @@
 // a bare comma-separated list is accepted for lists as a convenience.
 #include "config/settings.hpp"
 
+#include "config/openmetrics_settings.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -94,6 +96,9 @@ enum class SettingKind {
   kGpuType,
   kPerCore,
   kJsonOther,
+  kOpenMetricsEndpoints,
+  kOpenMetricsFilters,
+  kOpenMetricsHeaders,
   kStringOther,
   kIntOther
 };
@@ -115,9 +120,9 @@ constexpr KnownSetting kKnownSettings[] = {
     {"x_stats_gpu_type", SettingKind::kGpuType},
     {"x_stats_per_core_cpu", SettingKind::kPerCore},
     {"x_stats_gpu_device_ids", SettingKind::kJsonOther},
-    {"x_stats_open_metrics_endpoints", SettingKind::kJsonOther},
-    {"x_stats_open_metrics_filters", SettingKind::kJsonOther},
-    {"x_stats_open_metrics_http_headers", SettingKind::kJsonOther},
+    {"x_stats_open_metrics_endpoints", SettingKind::kOpenMetricsEndpoints},
+    {"x_stats_open_metrics_filters", SettingKind::kOpenMetricsFilters},
+    {"x_stats_open_metrics_http_headers", SettingKind::kOpenMetricsHeaders},
     {"x_stats_buffer_size", SettingKind::kIntOther},
     {"x_stats_neuron_monitor_config_path", SettingKind::kStringOther},
     {"x_stats_dcgm_exporter", SettingKind::kStringOther},
@@ -180,6 +185,23 @@ Status Apply(Settings& s, const KnownSetting& setting, std::string_view value) {
       s.other[std::string(setting.name)] = std::string(Trim(value));
       return OkStatus();
     }
+    case SettingKind::kOpenMetricsEndpoints:
+    case SettingKind::kOpenMetricsFilters:
+    case SettingKind::kOpenMetricsHeaders: {
+      if (auto ok = ValidateJson(value, true); !ok) return ok;
+      const std::string_view text = Trim(value);
+      Status parsed = OkStatus();
+      if (setting.kind == SettingKind::kOpenMetricsEndpoints) {
+        if (auto endpoints = ParseOpenMetricsEndpoints(text); !endpoints) parsed = Error{endpoints.error()};
+      } else if (setting.kind == SettingKind::kOpenMetricsFilters) {
+        if (auto filters = ParseOpenMetricsFilters(text); !filters) parsed = Error{filters.error()};
+      } else if (auto headers = ParseOpenMetricsHeaders(text); !headers) {
+        parsed = Error{headers.error()};
+      }
+      if (!parsed) return parsed;
+      s.other[std::string(setting.name)] = std::string(text);
+      return OkStatus();
+    }
     case SettingKind::kIntOther: {
       auto n = ParseInteger(value);
       if (!n) return Error{n.error()};
@@ -227,6 +249,10 @@ Status ApplyWandbSetting(Settings& settings, std::string_view name, std::string_
   for (const auto& known : kKnownSettings) {
     if (known.name == full_name) {
       auto status = Apply(settings, known, value);
+      // Headers (tokens) and endpoint URLs (passwords) are not repeated: the messages name what is wrong.
+      const bool secret =
+          known.kind == SettingKind::kOpenMetricsHeaders || known.kind == SettingKind::kOpenMetricsEndpoints;
+      if (!status && secret) return Error{fmt::format("setting {}: {}", name, status.error())};
       if (!status) return Error{fmt::format("setting {}={}: {}", name, value, status.error())};
       return OkStatus();
     }

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/utf8.hpp"
+
 namespace runmon::runlog {
 
 void SetTimestamp(double seconds, google::protobuf::Timestamp& timestamp) {
@@ -91,6 +93,15 @@ bool FillStatsRecord(const Sample& sample, wandb::Record& record) {
     item->set_value_json(value.data(), value.size());
   }
   return stats->item_size() > 0;
+}
+
+wandb::Record MakeConfigRecord(const std::string& key, const nlohmann::json& value) {
+  wandb::Record record;
+  auto* item = record.mutable_config()->add_update();
+  item->set_key(ToValidUtf8(key));
+  // Invalid UTF-8 inside the value (label values come from other programs) is replaced, not thrown on.
+  item->set_value_json(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return record;
 }
 
 wandb::Record MakeExitRecord(int exit_code, double runtime_seconds) {

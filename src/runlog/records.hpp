@@ -35,6 +35,9 @@ wandb::Record MakeRunRecord(const RunInfo& run);
 Result<wandb::Record> MakeEnvironmentRecord(const nlohmann::json& metadata, const std::string& writer_id);
 // Fills `record` (cleared first) with the sample as a stats record; false when no value is finite.
 bool FillStatsRecord(const Sample& sample, wandb::Record& record);
+// A config record setting one key to a JSON value (W&B's ConfigItem: key and value_json), as runmon writes
+// facts learnt during the run (the OpenMetrics index -> labels table).
+wandb::Record MakeConfigRecord(const std::string& key, const nlohmann::json& value);
 wandb::Record MakeExitRecord(int exit_code, double runtime_seconds);
 wandb::Record MakeFinalRecord();
 

@@ -1,10 +1,11 @@
-# Fails when docs/metrics.md differs from what `runmon catalog --markdown` prints (regenerate it with
-# `build/runmon catalog --markdown > docs/metrics.md`).
-execute_process(COMMAND ${RUNMON} catalog --markdown OUTPUT_FILE ${OUT} RESULT_VARIABLE status)
+# Fails when a generated doc differs from what `runmon catalog FLAG` prints (regenerate it with
+# `build/runmon catalog FLAG > DOC`): docs/metrics.md (--markdown) and docs/prometheus.md (--prometheus).
+# cmake -DRUNMON=<runmon> -DFLAG=<--markdown|--prometheus> -DDOC=<committed doc> -DOUT=<scratch> -P this
+execute_process(COMMAND ${RUNMON} catalog ${FLAG} OUTPUT_FILE ${OUT} RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
-  message(FATAL_ERROR "runmon catalog --markdown failed: ${status}")
+  message(FATAL_ERROR "runmon catalog ${FLAG} failed: ${status}")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT} ${DOC} RESULT_VARIABLE different)
 if(different)
-  message(FATAL_ERROR "docs/metrics.md is out of date: run build/runmon catalog --markdown > docs/metrics.md")
+  message(FATAL_ERROR "${DOC} is out of date: run build/runmon catalog ${FLAG} > ${DOC}")
 endif()

@@ -50,6 +50,10 @@ struct LinuxCollectorContext {
   std::optional<std::string> cuda_visible_devices;
   std::function<void(const nlohmann::json&)> publish_metadata;
   std::function<void(const std::string&)> warn;
+  // Where a collector hands over a run config item (a W&B config record): the OpenMetrics collectors' index
+  // -> labels tables under "_runmon.openmetrics" (spec/metrics.md A.2.7). May be null (runmon sample); called
+  // from the collectors' lanes, one call at a time.
+  std::function<void(const std::string& key, const nlohmann::json& value)> publish_config;
 };
 
 // Reads the facts; `pid` selects whose cgroup and affinity apply ("self" when unset).

@@ -5,7 +5,6 @@
 #include <re2/re2.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <utility>
 
 namespace runmon::openmetrics {
@@ -18,6 +17,7 @@ Result<std::unique_ptr<re2::RE2>> Compile(const std::string& pattern) {
   options.set_max_mem(SeriesFilter::kMaxRegexMemory);
   options.set_log_errors(false);
   auto re = std::make_unique<re2::RE2>(pattern, options);
+  // ParseOpenMetricsFilters compiled it with the same options already; this is only a second guard.
   if (!re->ok()) {
     return Error{std::string(kSetting) + ": regex \"" + pattern + "\" does not compile: " + re->error()};
   }
@@ -47,52 +47,42 @@ SeriesFilter::SeriesFilter(SeriesFilter&&) noexcept = default;
 SeriesFilter& SeriesFilter::operator=(SeriesFilter&&) noexcept = default;
 
 Result<SeriesFilter> SeriesFilter::FromSetting(std::optional<std::string_view> json) {
+  auto spec = ParseOpenMetricsFilters(json);
+  if (!spec) return Error{std::string(kSetting) + ": " + spec.error()};
+  return FromSpec(*spec);
+}
+
+Result<SeriesFilter> SeriesFilter::FromSpec(const OpenMetricsFilterSpec& spec) {
   SeriesFilter filter;
-  if (!json) return filter;
-  const nlohmann::json doc = nlohmann::json::parse(json->begin(), json->end(), nullptr, false);
-  if (doc.is_discarded()) return Error{std::string(kSetting) + ": not valid JSON"};
-  if (doc.is_null()) return filter;
-  if (doc.is_array()) {
-    for (const auto& item : doc) {
-      if (!item.is_string()) {
-        return Error{std::string(kSetting) + ": a list of filters must hold only regex strings, not " +
-                     item.dump()};
-      }
-      auto re = Compile(item.get<std::string>());
-      if (!re) return Error{re.error()};
-      filter.list_.push_back(std::move(*re));
-    }
-    filter.kind_ = filter.list_.empty() ? Kind::kAll : Kind::kList;
-    return filter;
+  for (const std::string& pattern : spec.list) {
+    auto re = Compile(pattern);
+    if (!re) return Error{re.error()};
+    filter.list_.push_back(std::move(*re));
   }
-  if (doc.is_object()) {
-    for (const auto& [metric_pattern, label_rules] : doc.items()) {
-      DictEntry entry;
-      auto metric_re = Compile(metric_pattern);
-      if (!metric_re) return Error{metric_re.error()};
-      entry.metric = std::move(*metric_re);
-      if (!label_rules.is_null() && !label_rules.is_object()) {
-        return Error{std::string(kSetting) + ": the label filters of \"" + metric_pattern +
-                     "\" must be an object {labelName: valueRegex}, not " + label_rules.dump()};
-      }
-      if (label_rules.is_object()) {
-        for (const auto& [label, value_pattern] : label_rules.items()) {
-          if (!value_pattern.is_string()) {
-            return Error{std::string(kSetting) + ": the filter of label \"" + label + "\" under \"" +
-                         metric_pattern + "\" must be a regex string, not " + value_pattern.dump()};
-          }
-          auto value_re = Compile(value_pattern.get<std::string>());
-          if (!value_re) return Error{value_re.error()};
-          entry.labels.push_back(LabelRule{.label = label, .value = std::move(*value_re)});
-        }
-      }
-      filter.dict_.push_back(std::move(entry));
+  for (const OpenMetricsFilterRule& rule : spec.dict) {
+    DictEntry entry;
+    auto metric_re = Compile(rule.metric_pattern);
+    if (!metric_re) return Error{metric_re.error()};
+    entry.metric = std::move(*metric_re);
+    for (const OpenMetricsLabelRule& label : rule.labels) {
+      auto value_re = Compile(label.value_pattern);
+      if (!value_re) return Error{value_re.error()};
+      entry.labels.push_back(LabelRule{.label = label.label, .value = std::move(*value_re)});
     }
-    filter.kind_ = filter.dict_.empty() ? Kind::kAll : Kind::kDict;
-    return filter;
+    filter.dict_.push_back(std::move(entry));
   }
-  return Error{std::string(kSetting) + ": must be a list of regexes or an object {metricRegex: " +
-               "{labelName: valueRegex}}, not " + doc.dump()};
+  switch (spec.kind) {
+    case OpenMetricsFilterSpec::Kind::kAll:
+      filter.kind_ = Kind::kAll;
+      break;
+    case OpenMetricsFilterSpec::Kind::kList:
+      filter.kind_ = filter.list_.empty() ? Kind::kAll : Kind::kList;
+      break;
+    case OpenMetricsFilterSpec::Kind::kDict:
+      filter.kind_ = filter.dict_.empty() ? Kind::kAll : Kind::kDict;
+      break;
+  }
+  return filter;
 }
 
 bool SeriesFilter::Keep(std::string_view full_name, const Labels& labels) const {

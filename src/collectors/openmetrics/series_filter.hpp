@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "collectors/openmetrics/text_parse.hpp"
+#include "config/openmetrics_settings.hpp"
 #include "core/result.hpp"
 
 namespace re2 {
@@ -46,7 +47,7 @@ namespace runmon::openmetrics {
 
 class SeriesFilter {
  public:
-  static constexpr int64_t kMaxRegexMemory = int64_t{1} << 20;  // RE2 max_mem per regex
+  static constexpr int64_t kMaxRegexMemory = kOpenMetricsMaxRegexMemory;  // RE2 max_mem per regex
 
   // Keeps everything.
   SeriesFilter();
@@ -58,6 +59,8 @@ class SeriesFilter {
   // not JSON, a wrong shape (number, list of non-strings, object values that are not objects of strings), a
   // regex that does not compile.
   static Result<SeriesFilter> FromSetting(std::optional<std::string_view> json);
+  // The same from the setting already parsed (config/openmetrics_settings.hpp).
+  static Result<SeriesFilter> FromSpec(const OpenMetricsFilterSpec& spec);
 
   // full_name: "<endpoint>.<metric>"; labels as ParseExposition returns them (sorted by name).
   bool Keep(std::string_view full_name, const Labels& labels) const;

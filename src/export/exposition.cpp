@@ -1,0 +1,174 @@
+// Rendering the exposition text and caching it. See exposition.hpp.
+#include "export/exposition.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <unordered_map>
+#include <vector>
+
+#include "core/utf8.hpp"
+#include "export/prometheus_names.hpp"
+
+namespace runmon {
+namespace {
+
+struct Series {
+  size_t family;  // index into PrometheusMetrics()
+  std::string label_value;
+  double value;
+};
+
+void AppendFamilyHeader(std::string& out, std::string_view name, PrometheusType type, std::string_view help) {
+  out += "# HELP ";
+  out += name;
+  out += ' ';
+  out += EscapeHelp(help);
+  out += "\n# TYPE ";
+  out += name;
+  out += ' ';
+  out += PrometheusTypeName(type);
+  out += '\n';
+}
+
+void AppendLabel(std::string& out, bool& first, std::string_view name, std::string_view value) {
+  out += first ? '{' : ',';
+  first = false;
+  out += name;
+  out += "=\"";
+  out += EscapeLabelValue(ToValidUtf8(value));
+  out += '"';
+}
+
+// name{label="value",host="h",run_id="r"} value
+void AppendSeries(std::string& out, std::string_view name, std::string_view label,
+                  std::string_view label_value, const ExpositionLabels& labels, double value) {
+  out += name;
+  bool first = true;
+  if (!label.empty()) AppendLabel(out, first, label, label_value);
+  if (!labels.host.empty()) AppendLabel(out, first, "host", labels.host);
+  if (!labels.run_id.empty()) AppendLabel(out, first, "run_id", labels.run_id);
+  if (!first) out += '}';
+  out += ' ';
+  out += FormatExpositionValue(value);
+  out += '\n';
+}
+
+}  // namespace
+
+std::string FormatExpositionValue(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, result.ptr);
+}
+
+std::string EscapeLabelValue(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (const char c : value) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string EscapeHelp(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string RenderExposition(const Sample& sample, const ExpositionLabels& labels, uint64_t samples_total) {
+  const std::span<const PrometheusMetric> metrics = PrometheusMetrics();
+  const std::vector<Metric>& items = sample.metrics.items();
+  std::vector<Series> series;
+  uint64_t unexported = 0;
+  if (samples_total > 0) {
+    // A key given twice in one sample keeps its last value (two series with the same labels would make
+    // Prometheus refuse the whole scrape).
+    std::unordered_map<std::string_view, size_t> last;
+    for (size_t i = 0; i < items.size(); ++i) last[items[i].key] = i;
+    series.reserve(items.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (last[items[i].key] != i) continue;
+      std::string label_value;
+      const PrometheusMetric* metric = FindPrometheusMetric(items[i].key, &label_value);
+      if (metric == nullptr) {
+        ++unexported;
+        continue;
+      }
+      series.push_back({static_cast<size_t>(metric - metrics.data()), std::move(label_value),
+                        ToBaseUnits(*metric, items[i].value)});
+    }
+    std::stable_sort(series.begin(), series.end(),
+                     [](const Series& a, const Series& b) { return a.family < b.family; });
+  }
+
+  std::string out;
+  out.reserve(series.size() * 96 + 1024);
+  for (size_t i = 0; i < series.size(); ++i) {
+    const PrometheusMetric& metric = metrics[series[i].family];
+    if (i == 0 || series[i - 1].family != series[i].family) {
+      AppendFamilyHeader(out, metric.name, metric.type, metric.help);
+    }
+    AppendSeries(out, metric.name, metric.label, series[i].label_value, labels, series[i].value);
+  }
+  AppendFamilyHeader(out, kSamplesTotal.name, kSamplesTotal.type, kSamplesTotal.help);
+  AppendSeries(out, kSamplesTotal.name, "", "", labels, static_cast<double>(samples_total));
+  if (samples_total > 0) {
+    AppendFamilyHeader(out, kLastSampleTimestamp.name, kLastSampleTimestamp.type, kLastSampleTimestamp.help);
+    AppendSeries(out, kLastSampleTimestamp.name, "", "", labels, sample.timestamp);
+  }
+  AppendFamilyHeader(out, kUnexportedKeys.name, kUnexportedKeys.type, kUnexportedKeys.help);
+  AppendSeries(out, kUnexportedKeys.name, "", "", labels, static_cast<double>(unexported));
+  return out;
+}
+
+ExpositionCache::ExpositionCache(ExpositionLabels labels)
+    : labels_(std::move(labels)),
+      text_(std::make_shared<const std::string>(RenderExposition(Sample{}, labels_, 0))) {}
+
+void ExpositionCache::Publish(const Sample& sample) {
+  if (!sample.late) {
+    latest_ = sample;
+    ++samples_;
+  } else {
+    for (const Metric& metric : sample.metrics.items()) {
+      bool replaced = false;
+      for (Metric& existing : latest_.metrics.items()) {
+        if (existing.key != metric.key) continue;
+        existing.value = metric.value;
+        replaced = true;
+      }
+      if (!replaced) latest_.metrics.Add(metric.key, metric.value);
+    }
+  }
+  auto text = std::make_shared<const std::string>(RenderExposition(latest_, labels_, samples_));
+  std::lock_guard lock(mutex_);
+  text_ = std::move(text);
+}
+
+std::shared_ptr<const std::string> ExpositionCache::Text() const {
+  std::lock_guard lock(mutex_);
+  return text_;
+}
+
+}  // namespace runmon

@@ -1,0 +1,80 @@
+// The /metrics endpoint (cpp-httplib): GET or HEAD /metrics answers the cached exposition of the latest
+// sample (exposition.hpp; a scrape never samples), every other path is 404, other methods 405, and a
+// request with a body 413. Security follows `runmon serve` (web/server.cpp): it listens on a loopback
+// address unless told otherwise, and any other address needs a token; with a token every request must
+// carry `Authorization: Bearer TOKEN` (Prometheus: `authorization: {credentials: TOKEN}` in the scrape
+// config), compared in constant time; without one, requests must name a loopback Host, so a web page
+// elsewhere cannot read the metrics through DNS rebinding. Requests that stall are cut after 5 s. The
+// socket is bound with SO_REUSEADDR only (cpp-httplib's default adds SO_REUSEPORT, which would let a
+// second exporter share a port that is already in use instead of failing).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "core/result.hpp"
+#include "export/exposition.hpp"
+
+namespace httplib {
+class Server;
+}
+
+namespace runmon {
+
+struct ListenAddress {
+  std::string host;  // an IPv4 or IPv6 literal, without brackets ("localhost" is read as 127.0.0.1)
+  int port = 0;      // 0: any free port
+};
+
+// HOST:PORT with HOST an IPv4 address or localhost, or [IPV6]:PORT; PORT 0 to 65535. Anything else
+// (a name, an IPv6 address without brackets, an empty host, a sign, spaces) is refused with a message.
+Result<ListenAddress> ParseListenAddress(std::string_view text);
+// "127.0.0.1:9100", "[::1]:9100".
+std::string FormatListenAddress(const ListenAddress& address);
+
+// 127.0.0.0/8, ::1 (and ::ffff:127.x.x.x), localhost.
+bool IsLoopbackAddress(std::string_view host);
+
+struct MetricsServerOptions {
+  ListenAddress listen{"127.0.0.1", 0};
+  std::string token;  // empty: none (loopback addresses only)
+};
+
+// A non-loopback address without a token, or a token that is short or holds characters a header cannot.
+// Messages name the flags as given (--listen and --token, --metrics-listen and --metrics-token).
+Status CheckMetricsServerOptions(const MetricsServerOptions& options, std::string_view listen_flag,
+                                 std::string_view token_flag);
+// Compares in time independent of where the strings differ.
+bool SameToken(std::string_view a, std::string_view b);
+
+class MetricsServer {
+ public:
+  MetricsServer(const ExpositionCache& cache, MetricsServerOptions options);
+  ~MetricsServer();
+  MetricsServer(const MetricsServer&) = delete;
+  MetricsServer& operator=(const MetricsServer&) = delete;
+
+  // Binds the socket: fails when the port is in use or the address is not this machine's.
+  Status Bind();
+  // The bound port (the one picked for port 0).
+  int port() const { return port_; }
+  // Serves on a thread of its own; returns once the server accepts connections.
+  Status Start();
+  // Stops serving and joins the thread; idempotent.
+  void Stop();
+
+ private:
+  void Routes();
+
+  const ExpositionCache& cache_;
+  MetricsServerOptions options_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  std::atomic<bool> finished_{false};
+  int port_ = 0;
+};
+
+}  // namespace runmon

@@ -1,0 +1,92 @@
+// Prometheus names for runmon's keys. The catalog (core/catalog.cpp) stays the single source of keys, units
+// and descriptions; this file adds, per catalog pattern, a metric name `runmon_*` in base units (bytes,
+// seconds, ratio 0-1, celsius, hertz, ...; https://prometheus.io/docs/practices/naming/), its TYPE and the
+// label its {placeholder} becomes. The scale to base units is derived from the catalog unit, so a unit
+// change in the catalog changes the conversion with it (and a test checks that the name's unit suffix
+// still agrees). runmon's "since start" values count from zero when runmon starts and only grow while it
+// runs: that is a Prometheus counter (a restart is a counter reset, which rate() handles), so they are
+// counters named `_total`; so are the kernel's and driver's own counters (OOM kills, ECC errors). Keys the
+// catalog does not know (openmetrics.* series scraped from other exporters, W&B's legacy keys) have no
+// name: the exposition leaves them out and counts them (exposition.hpp).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/catalog.hpp"
+
+namespace runmon {
+
+enum class PrometheusType { kGauge, kCounter };
+
+std::string_view PrometheusTypeName(PrometheusType type);
+
+// One row of the naming table (prometheus_names.cpp), as written there.
+struct PrometheusName {
+  std::string_view pattern;  // a catalog pattern
+  std::string_view name;     // the Prometheus metric name
+  PrometheusType type;
+  std::string_view label;  // the label the pattern's {placeholder} becomes; empty without one
+};
+
+// The naming table, for the tests that hold it to the catalog.
+std::span<const PrometheusName> PrometheusNameTable();
+
+// A catalog unit in Prometheus' base units: value in base units = value x factor / divisor.
+struct BaseUnit {
+  std::string_view suffix;  // the unit part of the name ("bytes", "ratio"); empty for counts and bitmasks
+  double factor = 1;
+  double divisor = 1;
+};
+
+// Every catalog unit has one; nullopt for a unit this file does not know yet (a test fails then).
+std::optional<BaseUnit> BaseUnitFor(std::string_view catalog_unit);
+
+// A catalog definition joined with its name and unit: what the exposition needs per family.
+struct PrometheusMetric {
+  const MetricDefinition* definition;
+  std::string_view name;
+  PrometheusType type;
+  std::string_view label;
+  BaseUnit unit;
+  std::string help;  // the catalog description, with the runmon key and the conversion appended
+};
+
+// In catalog order; a catalog pattern without a row in the table (or with an unknown unit) is missing.
+std::span<const PrometheusMetric> PrometheusMetrics();
+
+// The metric for a sample key (through the catalog's own matching, so the first matching pattern wins),
+// with the text its placeholder matched in `label_value`; nullptr for keys without a Prometheus name.
+const PrometheusMetric* FindPrometheusMetric(std::string_view key, std::string* label_value);
+
+double ToBaseUnits(const PrometheusMetric& metric, double value);
+
+// [a-zA-Z_:][a-zA-Z0-9_:]* and [a-zA-Z_][a-zA-Z0-9_]* (names starting with __ are reserved for labels).
+bool IsValidMetricName(std::string_view name);
+bool IsValidLabelName(std::string_view name);
+
+// The exporter's own series, after the catalog's in every exposition (same constant labels).
+struct ExporterMetric {
+  std::string_view name;
+  PrometheusType type;
+  std::string_view help;
+};
+inline constexpr ExporterMetric kSamplesTotal{
+    "runmon_exporter_samples_total", PrometheusType::kCounter,
+    "Samples taken since this runmon started (values of a late lane, published on their own, not counted)."};
+inline constexpr ExporterMetric kLastSampleTimestamp{
+    "runmon_last_sample_timestamp_seconds", PrometheusType::kGauge,
+    "Wall-clock time of the latest sample's tick, in seconds since the Unix epoch (absent before the "
+    "first sample)."};
+inline constexpr ExporterMetric kUnexportedKeys{
+    "runmon_exporter_unexported_keys", PrometheusType::kGauge,
+    "Keys of the latest sample without a Prometheus name (keys the catalog does not know, such as "
+    "openmetrics.* series scraped from other exporters), left out of this exposition."};
+std::span<const ExporterMetric> ExporterMetrics();
+
+// docs/prometheus.md, rendered from the table (`runmon catalog --prometheus`).
+std::string RenderPrometheusMarkdown();
+
+}  // namespace runmon

@@ -1,0 +1,187 @@
+// The naming table held to the catalog: every catalog pattern has a Prometheus name (adding a key to the
+// catalog without one fails here), every row names a catalog pattern, names are valid and unique, each
+// name's unit suffix agrees with the catalog unit, counters and only counters end in _total, and sample
+// keys find their metric and label value through the catalog's own matching.
+#include "export/prometheus_names.hpp"
+
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace runmon {
+namespace {
+
+size_t Placeholders(std::string_view pattern) {
+  size_t count = 0;
+  for (const char c : pattern) count += c == '{' ? 1 : 0;
+  return count;
+}
+
+TEST(PrometheusNames, EveryCatalogPatternHasAName) {
+  for (const MetricDefinition& definition : MetricCatalog()) {
+    size_t rows = 0;
+    for (const PrometheusName& row : PrometheusNameTable()) rows += row.pattern == definition.pattern ? 1 : 0;
+    EXPECT_EQ(rows, 1u) << "catalog pattern " << definition.pattern
+                        << " needs exactly one row in src/export/prometheus_names.cpp's kNames";
+    EXPECT_TRUE(BaseUnitFor(definition.unit).has_value())
+        << "catalog unit \"" << definition.unit << "\" of " << definition.pattern
+        << " has no base unit in src/export/prometheus_names.cpp's kUnits";
+  }
+  EXPECT_EQ(PrometheusMetrics().size(), MetricCatalog().size());
+}
+
+TEST(PrometheusNames, EveryRowNamesACatalogPattern) {
+  for (const PrometheusName& row : PrometheusNameTable()) {
+    bool found = false;
+    for (const MetricDefinition& definition : MetricCatalog())
+      found = found || definition.pattern == row.pattern;
+    EXPECT_TRUE(found) << row.pattern << " (" << row.name << ") is not a catalog pattern";
+  }
+}
+
+TEST(PrometheusNames, NamesAreValidAndUnique) {
+  std::set<std::string_view> names;
+  for (const PrometheusName& row : PrometheusNameTable()) {
+    EXPECT_TRUE(IsValidMetricName(row.name)) << row.name;
+    EXPECT_TRUE(row.name.starts_with("runmon_")) << row.name;
+    EXPECT_TRUE(names.insert(row.name).second) << "duplicate name " << row.name;
+  }
+  for (const ExporterMetric& metric : ExporterMetrics()) {
+    EXPECT_TRUE(IsValidMetricName(metric.name)) << metric.name;
+    EXPECT_TRUE(names.insert(metric.name).second) << "duplicate name " << metric.name;
+    EXPECT_EQ(metric.name.ends_with("_total"), metric.type == PrometheusType::kCounter) << metric.name;
+  }
+}
+
+TEST(PrometheusNames, LabelsMatchPlaceholders) {
+  for (const PrometheusName& row : PrometheusNameTable()) {
+    const size_t placeholders = Placeholders(row.pattern);
+    ASSERT_LE(placeholders, 1u) << row.pattern << ": the exporter turns one placeholder into one label";
+    EXPECT_EQ(placeholders == 1, !row.label.empty()) << row.pattern;
+    if (!row.label.empty()) {
+      EXPECT_TRUE(IsValidLabelName(row.label)) << row.label;
+      EXPECT_NE(row.label, "host") << row.pattern;
+      EXPECT_NE(row.label, "run_id") << row.pattern;
+    }
+  }
+}
+
+TEST(PrometheusNames, SuffixesAgreeWithUnitsAndTypes) {
+  for (const PrometheusMetric& metric : PrometheusMetrics()) {
+    const MetricDefinition& definition = *metric.definition;
+    std::string_view name = metric.name;
+    if (metric.type == PrometheusType::kCounter) {
+      ASSERT_TRUE(name.ends_with("_total")) << name << ": a counter ends in _total";
+      name.remove_suffix(6);
+    } else {
+      EXPECT_FALSE(name.ends_with("_total")) << name << ": only counters end in _total";
+    }
+    if (!metric.unit.suffix.empty()) {
+      EXPECT_TRUE(name.ends_with("_" + std::string(metric.unit.suffix)))
+          << metric.name << " should end in _" << metric.unit.suffix << " (catalog unit " << definition.unit
+          << ")";
+    }
+    // A value runmon counts from its start only grows: a Prometheus counter.
+    if (definition.kind == MetricKind::kSinceStart) {
+      EXPECT_EQ(metric.type, PrometheusType::kCounter) << definition.pattern;
+    }
+    // A rate over the last interval is a reading, never a counter.
+    if (definition.kind == MetricKind::kRate) {
+      EXPECT_EQ(metric.type, PrometheusType::kGauge) << definition.pattern;
+    }
+    EXPECT_NE(metric.help.find(definition.description), std::string::npos) << metric.name;
+    EXPECT_NE(metric.help.find(definition.pattern), std::string::npos) << metric.name;
+  }
+}
+
+TEST(PrometheusNames, BaseUnits) {
+  EXPECT_EQ(BaseUnitFor("%")->suffix, "ratio");
+  EXPECT_EQ(BaseUnitFor("%")->divisor, 100);
+  EXPECT_EQ(BaseUnitFor("MiB")->factor, 1048576);
+  EXPECT_EQ(BaseUnitFor("GiB")->factor, 1073741824);
+  EXPECT_EQ(BaseUnitFor("ms")->divisor, 1000);
+  EXPECT_EQ(BaseUnitFor("MHz")->factor, 1e6);
+  EXPECT_FALSE(BaseUnitFor("furlongs").has_value());
+}
+
+TEST(PrometheusNames, KeysFindTheirMetricAndLabel) {
+  struct Case {
+    std::string_view key;
+    std::string_view name;
+    std::string_view label_value;
+  };
+  const Case cases[] = {
+      {"cpu", "runmon_process_cpu_ratio", ""},
+      {"cpu.12.cpu_percent", "runmon_host_cpu_core_ratio", "12"},
+      {"gpu.process.0.gpu", "runmon_gpu_process_utilization_ratio", "0"},
+      {"gpu.process.3.memoryAllocatedBytes", "runmon_gpu_process_memory_used_bytes", "3"},
+      {"gpu.0.gpu", "runmon_gpu_utilization_ratio", "0"},
+      {"gpu.10.memoryAllocated", "runmon_gpu_memory_used_ratio", "10"},
+      {"gpu.2.energyJoules", "runmon_gpu_energy_joules_total", "2"},
+      {"disk./.usagePercent", "runmon_disk_used_ratio", "/"},
+      {"disk./mnt/a.b/c.usageGB", "runmon_disk_used_bytes", "/mnt/a.b/c"},
+      {"disk.in", "runmon_disk_read_bytes_total", ""},
+      {"disk.nvme0n1.out", "runmon_disk_device_written_bytes_total", "nvme0n1"},
+      {"runmon.sampleMillis", "runmon_self_sample_duration_seconds", ""},
+  };
+  for (const Case& c : cases) {
+    std::string label_value = "unset";
+    const PrometheusMetric* metric = FindPrometheusMetric(c.key, &label_value);
+    ASSERT_NE(metric, nullptr) << c.key;
+    EXPECT_EQ(metric->name, c.name) << c.key;
+    EXPECT_EQ(label_value, c.label_value) << c.key;
+  }
+  std::string label_value;
+  EXPECT_EQ(FindPrometheusMetric("openmetrics.dcgm.DCGM_FI_DEV_GPU_UTIL", &label_value), nullptr);
+  EXPECT_EQ(FindPrometheusMetric("gpu", &label_value), nullptr);
+  EXPECT_EQ(FindPrometheusMetric("", &label_value), nullptr);
+  EXPECT_NE(FindPrometheusMetric("cpu", nullptr), nullptr);
+}
+
+TEST(PrometheusNames, ConversionsToBaseUnits) {
+  const auto convert = [](std::string_view key, double value) {
+    const PrometheusMetric* metric = FindPrometheusMetric(key, nullptr);
+    EXPECT_NE(metric, nullptr) << key;
+    return metric == nullptr ? 0.0 : ToBaseUnits(*metric, value);
+  };
+  EXPECT_EQ(convert("cpu", 37.5), 0.375);
+  EXPECT_DOUBLE_EQ(convert("cpu_percent", 12.3), 0.123);  // 12.3 / 100 rounds to 0.12300000000000001
+  EXPECT_EQ(convert("proc.memory.rssMB", 1.5), 1572864);
+  EXPECT_EQ(convert("disk./.usageGB", 2), 2147483648);
+  EXPECT_EQ(convert("disk.readMBPerSec", 1), 1048576);
+  EXPECT_EQ(convert("network.sent", 12345), 12345);
+  EXPECT_EQ(convert("gpu.0.smClock", 1980), 1.98e9);
+  EXPECT_EQ(convert("runmon.sampleMillis", 1.5), 0.0015);
+  EXPECT_EQ(convert("gpu.0.temp", 71), 71);
+}
+
+TEST(PrometheusNames, NameValidity) {
+  EXPECT_TRUE(IsValidMetricName("runmon_x"));
+  EXPECT_TRUE(IsValidMetricName("a:b_c9"));
+  EXPECT_TRUE(IsValidMetricName("_x"));
+  EXPECT_FALSE(IsValidMetricName(""));
+  EXPECT_FALSE(IsValidMetricName("9x"));
+  EXPECT_FALSE(IsValidMetricName("a-b"));
+  EXPECT_FALSE(IsValidMetricName("a.b"));
+  EXPECT_TRUE(IsValidLabelName("gpu"));
+  EXPECT_FALSE(IsValidLabelName("a:b"));
+  EXPECT_FALSE(IsValidLabelName("__name__"));
+  EXPECT_FALSE(IsValidLabelName("1a"));
+}
+
+TEST(PrometheusNames, MarkdownListsEveryName) {
+  const std::string markdown = RenderPrometheusMarkdown();
+  for (const PrometheusMetric& metric : PrometheusMetrics()) {
+    EXPECT_NE(markdown.find("| `" + std::string(metric.definition->pattern) + "` | `" +
+                            std::string(metric.name) + "` |"),
+              std::string::npos)
+        << metric.name;
+  }
+  for (const ExporterMetric& metric : ExporterMetrics()) {
+    EXPECT_NE(markdown.find("`" + std::string(metric.name) + "`"), std::string::npos) << metric.name;
+  }
+}
+
+}  // namespace
+}  // namespace runmon
