@@ -103,7 +103,10 @@ std::vector<ChartGroup> BuildGroups(std::span<const RunModel* const> runs,
         group.order = identity.order;
         group.x_axis = history ? XAxisKind::kStep : XAxisKind::kElapsedSeconds;
       }
-      group.members.push_back({key, JoinSeries(label, identity.series), run, &data});
+      // A scraped series is named by its labels when the run holds the index -> labels table.
+      const std::string* series_labels = runs[run]->SeriesLabels(key);
+      group.members.push_back(
+          {key, JoinSeries(label, series_labels != nullptr ? *series_labels : identity.series), run, &data});
     }
   }
   std::vector<ChartGroup> result;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace runmon::runview {
 namespace {
@@ -87,6 +88,10 @@ void RunModel::Ingest(const wandb::Record& record) {
       break;
     case wandb::Record::kConfig:
       for (const auto& item : record.config().update()) {
+        if (item.key() == kOpenMetricsTableKey) {
+          IngestOpenMetricsTable(item.value_json());
+          continue;
+        }
         overview_.config.emplace_back(item.key(), item.value_json());
       }
       break;
@@ -222,6 +227,34 @@ void RunModel::IngestHistory(const wandb::HistoryRecord& history) {
     }
     it->second.Append(history_step_, *value);
   }
+}
+
+void RunModel::IngestOpenMetricsTable(std::string_view value_json) {
+  // {"<endpoint>": {"<metric>": [{label: value, ...} for index 0, 1, ...]}}; each record holds the whole
+  // table, so it replaces what was known. Anything else is ignored (the keys still chart, as "#<index>").
+  const auto table = nlohmann::json::parse(value_json, nullptr, false);
+  if (!table.is_object()) return;
+  for (const auto& [endpoint, metrics] : table.items()) {
+    if (!metrics.is_object()) continue;
+    for (const auto& [metric, series] : metrics.items()) {
+      if (!series.is_array()) continue;
+      for (size_t index = 0; index < series.size(); ++index) {
+        if (!series[index].is_object()) continue;
+        std::string labels;
+        for (const auto& [name, value] : series[index].items()) {
+          if (!value.is_string()) continue;
+          labels += (labels.empty() ? "" : ",") + name + "=" + value.get<std::string>();
+        }
+        series_labels_[fmt::format("openmetrics.{}.{}.{}", endpoint, metric, index)] = labels;
+      }
+    }
+  }
+  ++keys_version_;
+}
+
+const std::string* RunModel::SeriesLabels(std::string_view key) const {
+  const auto it = series_labels_.find(key);
+  return it == series_labels_.end() || it->second.empty() ? nullptr : &it->second;
 }
 
 size_t RunModel::MemoryBytes() const {

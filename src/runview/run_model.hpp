@@ -64,6 +64,9 @@ class RunModel {
   // Bumped when a key appears (charts must be regrouped) and on every change (charts must be redrawn).
   uint64_t keys_version() const { return keys_version_; }
   uint64_t data_version() const { return data_version_; }
+  // The labels of a scraped OpenMetrics series ("cpu=0,mode=idle"), from the index -> labels table runmon
+  // writes into the run; nullptr when unknown or empty.
+  const std::string* SeriesLabels(std::string_view key) const;
   // Whether the header names runmon as the writer (runmon's writer holds a lock while it writes).
   bool written_by_runmon() const;
   size_t MemoryBytes() const;
@@ -73,6 +76,7 @@ class RunModel {
   void IngestEnvironment(const wandb::EnvironmentRecord& environment);
   void IngestStats(const wandb::StatsRecord& stats);
   void IngestHistory(const wandb::HistoryRecord& history);
+  void IngestOpenMetricsTable(std::string_view value_json);
   void SetFact(std::string label, std::string value);
   void NoteTime(double seconds);
   TimeSeries& SystemSeries(std::string_view key, size_t position);
@@ -84,6 +88,7 @@ class RunModel {
   // string compare finds the series without a map lookup.
   std::vector<std::pair<std::string, TimeSeries*>> recent_keys_;
   std::optional<double> time_origin_;
+  std::map<std::string, std::string, std::less<>> series_labels_;  // openmetrics key -> "k=v,k=v"
   double history_step_ = -1;
   uint64_t records_ = 0;
   uint64_t stats_records_ = 0;
@@ -91,6 +96,9 @@ class RunModel {
   uint64_t keys_version_ = 0;
   uint64_t data_version_ = 0;
 };
+
+// The config item runmon writes the OpenMetrics index -> labels table under.
+inline constexpr std::string_view kOpenMetricsTableKey = "_runmon.openmetrics";
 
 // Reads a value_json as a finite number ("12.5", "4", "1e+21", "true" is not a number); nullopt otherwise.
 std::optional<double> ParseJsonNumber(std::string_view value_json);

@@ -119,6 +119,35 @@ TEST(GroupCharts, OverlaidRunsNameTheirSeries) {
   EXPECT_EQ(groups[0].members[1].run, 1u);
 }
 
+TEST(GroupCharts, ScrapedSeriesAreNamedByTheirLabelsFromTheRunsTable) {
+  test::RunLogBuilder builder;
+  builder.Stats(1e9, {{"openmetrics.node.node_cpu_seconds_total.0", "5"},
+                      {"openmetrics.node.node_cpu_seconds_total.1", "6"},
+                      {"openmetrics.node.node_load1.0", "0.5"}});
+  RunModel model;
+  for (const auto& record : builder.records()) model.Ingest(record);
+  wandb::Record config;
+  auto* item = config.mutable_config()->add_update();
+  item->set_key("_runmon.openmetrics");
+  item->set_value_json(
+      R"({"node":{"node_cpu_seconds_total":[{"cpu":"0","mode":"idle"},{"cpu":"0","mode":"user"}],"node_load1":[{}]}})");
+  const auto keys_before = model.keys_version();
+  model.Ingest(config);
+  EXPECT_GT(model.keys_version(), keys_before);  // charts are regrouped with the names
+  EXPECT_TRUE(model.overview().config.empty());  // the table is not shown as a config entry
+  const RunModel* runs[] = {&model};
+  const auto groups = GroupSystemCharts(runs, {});
+  ASSERT_EQ(groups.size(), 2u);
+  ASSERT_EQ(groups[0].members.size(), 2u);
+  EXPECT_EQ(groups[0].members[0].series, "cpu=0,mode=idle");
+  EXPECT_EQ(groups[0].members[1].series, "cpu=0,mode=user");
+  EXPECT_EQ(groups[1].members[0].series, "#0");  // no labels: the index
+  // A malformed table changes nothing.
+  item->set_value_json("[1,2");
+  model.Ingest(config);
+  EXPECT_EQ(GroupSystemCharts(runs, {})[0].members[0].series, "cpu=0,mode=idle");
+}
+
 TEST(GroupCharts, HistoryKeysOneChartEachOverSteps) {
   RunModel model;
   test::RunLogBuilder builder;
