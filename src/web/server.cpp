@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -107,6 +108,15 @@ DashboardServer::DashboardServer(RunStore& store, ServeOptions options, std::spa
       server_(std::make_unique<httplib::Server>()) {
   // Event streams hold a thread each while open: a pool larger than the stream cap.
   server_->new_task_queue = [] { return new httplib::ThreadPool(kMaxEventStreams + 16); };
+  // SO_REUSEADDR only: cpp-httplib's default adds SO_REUSEPORT, which would let a second server share a
+  // port that is in use instead of failing.
+  server_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
+  // Headers and body go out in separate writes: without TCP_NODELAY, Nagle's algorithm holds the body until
+  // the client's delayed ACK (40 ms a response).
+  server_->set_tcp_nodelay(true);
   server_->set_read_timeout(5, 0);
   server_->set_write_timeout(5, 0);
   server_->set_keep_alive_timeout(5);
@@ -134,12 +144,20 @@ Status DashboardServer::Bind() {
 }
 
 void DashboardServer::Serve() {
-  server_->listen_after_bind();
+  serve_started_ = true;
+  if (!stop_requested_) server_->listen_after_bind();
+  serve_finished_ = true;
 }
 
 void DashboardServer::Stop() {
-  store_.Stop();  // wakes the event streams
-  server_->stop();
+  stop_requested_ = true;
+  store_.Stop();                // wakes the event streams
+  if (!serve_started_) return;  // Serve, if it comes, sees stop_requested_ and returns at once
+  // httplib's stop() does nothing until the server has started listening: repeat it until Serve returns.
+  while (!serve_finished_) {
+    server_->stop();
+    if (!serve_finished_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 void DashboardServer::Routes() {

@@ -6,6 +6,7 @@
 // cannot reach it by DNS rebinding). Slow or huge requests are cut off by read timeouts and a body cap.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <span>
@@ -50,7 +51,8 @@ class DashboardServer {
   // Binds the socket (fails when the port is taken or the host cannot be bound).
   Status Bind();
   int port() const { return port_; }
-  // Serves until Stop (from another thread or a signal handler's thread).
+  // Serves until Stop (from another thread or a signal handler's thread); returns at once when Stop came
+  // first.
   void Serve();
   void Stop();
 
@@ -62,6 +64,9 @@ class DashboardServer {
   std::span<const Asset> assets_;
   std::unique_ptr<httplib::Server> server_;
   int port_ = 0;
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> serve_started_{false};
+  std::atomic<bool> serve_finished_{false};
 };
 
 }  // namespace runmon::web

@@ -122,6 +122,15 @@ TEST_F(ServerTest, ServesTheDashboardAndTheApi) {
   EXPECT_TRUE(nlohmann::json::parse(bad->body).contains("error"));
 }
 
+TEST_F(ServerTest, APortInUseIsAnError) {
+  StartServer();
+  RunStore other_store(dir_.path());
+  DashboardServer second(other_store, ServeOptions{dir_.path(), "127.0.0.1", server_->port(), ""}, kAssets);
+  const auto bound = second.Bind();
+  ASSERT_FALSE(bound.ok());
+  EXPECT_NE(bound.error().find("cannot listen"), std::string::npos);
+}
+
 TEST_F(ServerTest, NothingOutsideTheEmbeddedFilesIsServed) {
   StartServer();
   for (const char* path :
