@@ -1,6 +1,5 @@
-// The /metrics server. See metrics_server.hpp. The rules for tokens and loopback hosts are those of
-// web/server.cpp's CheckServeOptions and SameSecret, restated here so that this library needs only the
-// core (the dashboard's server brings the run reader with it).
+// The /metrics server. See metrics_server.hpp. Tokens and loopback hosts follow core/access.hpp, the
+// rules the dashboard's server keeps too.
 #include "export/metrics_server.hpp"
 
 #include <arpa/inet.h>
@@ -12,6 +11,8 @@
 #include <chrono>
 
 #include <fmt/format.h>
+
+#include "core/access.hpp"
 
 namespace runmon {
 namespace {
@@ -27,21 +28,6 @@ bool IsIpv4(std::string_view host) {
 bool IsIpv6(std::string_view host) {
   in6_addr address{};
   return ::inet_pton(AF_INET6, std::string(host).c_str(), &address) == 1;
-}
-
-// True when the Host header names a loopback host: "localhost:9100", "127.0.0.1", "[::1]:9100", and the
-// unbracketed "::1:9100" some clients send (no DNS name, the only thing a rebinding page can send, holds a
-// colon before its port).
-bool IsLoopbackHostHeader(std::string_view header) {
-  if (header.starts_with("[")) {
-    const size_t close = header.find(']');
-    return close != std::string_view::npos && IsLoopbackAddress(header.substr(1, close - 1));
-  }
-  const size_t first = header.find(':');
-  if (first == std::string_view::npos) return IsLoopbackAddress(header);
-  if (header.find(':', first + 1) == std::string_view::npos)
-    return IsLoopbackAddress(header.substr(0, first));
-  return IsLoopbackAddress(header) || IsLoopbackAddress(header.substr(0, header.rfind(':')));
 }
 
 void SendText(httplib::Response& res, int status, std::string_view text) {
@@ -88,44 +74,14 @@ std::string FormatListenAddress(const ListenAddress& address) {
   return fmt::format("{}:{}", address.host, address.port);
 }
 
-bool IsLoopbackAddress(std::string_view host) {
-  if (host == "localhost") return true;
-  in_addr v4{};
-  if (::inet_pton(AF_INET, std::string(host).c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  in6_addr v6{};
-  if (::inet_pton(AF_INET6, std::string(host).c_str(), &v6) == 1) {
-    if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
-    return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
-  }
-  return false;
-}
-
 Status CheckMetricsServerOptions(const MetricsServerOptions& options, std::string_view listen_flag,
                                  std::string_view token_flag) {
   if (!IsLoopbackAddress(options.listen.host) && options.token.empty()) {
     return Error{fmt::format("{} {} would expose the metrics beyond this machine: give {} too", listen_flag,
                              FormatListenAddress(options.listen), token_flag)};
   }
-  if (!options.token.empty()) {
-    if (options.token.size() < 16) return Error{fmt::format("{}: use at least 16 characters", token_flag)};
-    for (const char c : options.token) {
-      if (c <= ' ' || c == 0x7F || c == ';' || c == ',' || c == '"' || c == '\\') {
-        return Error{fmt::format("{}: printable characters without spaces, ; , \" or \\", token_flag)};
-      }
-    }
-  }
+  if (!options.token.empty()) return CheckAccessToken(options.token, token_flag);
   return OkStatus();
-}
-
-bool SameToken(std::string_view a, std::string_view b) {
-  unsigned char difference = a.size() == b.size() ? 0 : 1;
-  const size_t n = std::max(a.size(), b.size());
-  for (size_t i = 0; i < n; ++i) {
-    const auto x = static_cast<unsigned char>(i < a.size() ? a[i] : 0);
-    const auto y = static_cast<unsigned char>(i < b.size() ? b[i] : 0);
-    difference = static_cast<unsigned char>(difference | (x ^ y));
-  }
-  return difference == 0;
 }
 
 MetricsServer::MetricsServer(const ExpositionCache& cache, MetricsServerOptions options)
@@ -206,7 +162,7 @@ void MetricsServer::Routes() {
       }
     } else {
       const std::string authorization = req.get_header_value("Authorization");
-      if (!authorization.starts_with("Bearer ") || !SameToken(authorization.substr(7), options_.token)) {
+      if (!authorization.starts_with("Bearer ") || !SameSecret(authorization.substr(7), options_.token)) {
         res.set_header("WWW-Authenticate", "Bearer realm=\"runmon\"");
         SendText(res, 401, "a bearer token is required");
         return Handled::Handled;

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <thread>
 
+#include "core/access.hpp"
 #include "core/result.hpp"
 #include "export/exposition.hpp"
 
@@ -35,9 +36,6 @@ Result<ListenAddress> ParseListenAddress(std::string_view text);
 // "127.0.0.1:9100", "[::1]:9100".
 std::string FormatListenAddress(const ListenAddress& address);
 
-// 127.0.0.0/8, ::1 (and ::ffff:127.x.x.x), localhost.
-bool IsLoopbackAddress(std::string_view host);
-
 struct MetricsServerOptions {
   ListenAddress listen{"127.0.0.1", 0};
   std::string token;  // empty: none (loopback addresses only)
@@ -47,9 +45,6 @@ struct MetricsServerOptions {
 // Messages name the flags as given (--listen and --token, --metrics-listen and --metrics-token).
 Status CheckMetricsServerOptions(const MetricsServerOptions& options, std::string_view listen_flag,
                                  std::string_view token_flag);
-// Compares in time independent of where the strings differ.
-bool SameToken(std::string_view a, std::string_view b);
-
 class MetricsServer {
  public:
   MetricsServer(const ExpositionCache& cache, MetricsServerOptions options);

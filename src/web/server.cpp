@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/access.hpp"
 #include "web/api.hpp"
 
 namespace runmon::web {
@@ -45,15 +46,6 @@ std::string CookieValue(const httplib::Request& req, std::string_view name) {
   return {};
 }
 
-// The Host header's host part ("[::1]:8765" -> "::1", "localhost:8765" -> "localhost").
-std::string HostOf(std::string_view header) {
-  if (header.starts_with("[")) {
-    const size_t close = header.find(']');
-    return std::string(close == std::string_view::npos ? header : header.substr(1, close - 1));
-  }
-  return std::string(header.substr(0, header.find(':')));
-}
-
 // The request's path and query without the token parameter (for the redirect that sets the cookie).
 std::string WithoutToken(const httplib::Request& req) {
   std::string query;
@@ -67,38 +59,16 @@ std::string WithoutToken(const httplib::Request& req) {
 
 }  // namespace
 
-bool IsLoopbackHost(std::string_view host) {
-  return host == "127.0.0.1" || host == "::1" || host == "localhost" || host == "[::1]";
-}
-
 Status CheckServeOptions(const ServeOptions& options) {
   if (options.port < 0 || options.port > 65535)
     return Error{fmt::format("--port: {} is not 0 to 65535", options.port)};
   if (options.host.empty()) return Error{"--host: empty"};
-  if (!IsLoopbackHost(options.host) && options.token.empty()) {
+  if (!IsLoopbackAddress(options.host) && options.token.empty()) {
     return Error{
         fmt::format("--host {} would expose the runs beyond this machine: give --token too", options.host)};
   }
-  if (!options.token.empty()) {
-    if (options.token.size() < 16) return Error{"--token: use at least 16 characters"};
-    for (const char c : options.token) {
-      if (c <= ' ' || c == 0x7F || c == ';' || c == ',' || c == '"' || c == '\\') {
-        return Error{"--token: printable characters without spaces, ; , \" or \\"};
-      }
-    }
-  }
+  if (!options.token.empty()) return CheckAccessToken(options.token, "--token");
   return OkStatus();
-}
-
-bool SameSecret(std::string_view a, std::string_view b) {
-  unsigned char difference = a.size() == b.size() ? 0 : 1;
-  const size_t n = std::max(a.size(), b.size());
-  for (size_t i = 0; i < n; ++i) {
-    const auto x = static_cast<unsigned char>(i < a.size() ? a[i] : 0);
-    const auto y = static_cast<unsigned char>(i < b.size() ? b[i] : 0);
-    difference = static_cast<unsigned char>(difference | (x ^ y));
-  }
-  return difference == 0;
 }
 
 DashboardServer::DashboardServer(RunStore& store, ServeOptions options, std::span<const Asset> assets)
@@ -174,8 +144,7 @@ void DashboardServer::Routes() {
     using Handled = httplib::Server::HandlerResponse;
     if (options_.token.empty()) {
       // No token: loopback only, and the page must have been loaded from a loopback name.
-      const std::string host = HostOf(req.get_header_value("Host"));
-      if (!IsLoopbackHost(host)) {
+      if (!IsLoopbackHostHeader(req.get_header_value("Host"))) {
         Send(res, ErrorResponse(403, "this server answers only requests addressed to a loopback host"));
         return Handled::Handled;
       }

@@ -35,12 +35,8 @@ struct ServeOptions {
   std::string token;
 };
 
-bool IsLoopbackHost(std::string_view host);
 // Refuses what would expose runs without protection (a wider host without a token) and malformed values.
 Status CheckServeOptions(const ServeOptions& options);
-// Compares in time independent of where the strings differ.
-bool SameSecret(std::string_view a, std::string_view b);
-
 class DashboardServer {
  public:
   DashboardServer(RunStore& store, ServeOptions options, std::span<const Asset> assets);

@@ -101,10 +101,10 @@ TEST(ListenAddress, LoopbackAndTokens) {
   EXPECT_FALSE(check("0.0.0.0", "short").ok());
   EXPECT_FALSE(check("127.0.0.1", "has space in it, long").ok());
   EXPECT_FALSE(check("127.0.0.1", "0123456789abcdef\"").ok());
-  EXPECT_TRUE(SameToken("abc", "abc"));
-  EXPECT_FALSE(SameToken("abc", "abd"));
-  EXPECT_FALSE(SameToken("abc", "abcd"));
-  EXPECT_FALSE(SameToken("", "a"));
+  EXPECT_TRUE(SameSecret("abc", "abc"));
+  EXPECT_FALSE(SameSecret("abc", "abd"));
+  EXPECT_FALSE(SameSecret("abc", "abcd"));
+  EXPECT_FALSE(SameSecret("", "a"));
 }
 
 class MetricsServerTest : public ::testing::Test {

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/access.hpp"
 #include "support/run_log_builder.hpp"
 #include "support/temp_dir.hpp"
 
