@@ -3,9 +3,7 @@
 // up later starts a new header line with the longer column list.
 #include "app/dump_command.hpp"
 
-#include <fcntl.h>
 #include <poll.h>
-#include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -187,12 +185,7 @@ class Dumper {
 
   // runmon's writer holds an exclusive lock on the log while it writes (LogWriter); W&B's does not, so
   // this is only asked of logs whose header names runmon as their producer.
-  bool WriterGone() const {
-    if (!runmon_writer_) return false;
-    if (::flock(fd_, LOCK_SH | LOCK_NB) != 0) return false;
-    ::flock(fd_, LOCK_UN);
-    return true;
-  }
+  bool WriterGone() const { return runmon_writer_ && !runlog::WriterHoldsLock(fd_); }
 
   bool FileRemoved() const {
     struct stat info {};
@@ -286,18 +279,12 @@ int RunDumpCommand(const DumpOptions& options) {
     return 1;
   }
   const std::string path = log->string();
-  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer before the check below could refuse it.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    Warn(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+  auto opened = runlog::OpenLogForReading(*log);
+  if (!opened) {
+    Warn(opened.error());
     return 1;
   }
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    Warn(fmt::format("{}: not a regular file", path));
-    return 1;
-  }
+  const int fd = *opened;
   ::signal(SIGPIPE, SIG_IGN);
   const int status = Dumper(options, path, fd).Run();
   ::close(fd);

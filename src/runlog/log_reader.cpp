@@ -1,6 +1,9 @@
 // The run-log reader's state machine (see log_reader.hpp for the rules it follows).
 #include "runlog/log_reader.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -86,6 +89,23 @@ std::unique_ptr<LogSource> MemorySource(std::string_view bytes) {
 
 std::unique_ptr<LogSource> FileSource(int fd) {
   return std::make_unique<FileLogSource>(fd);
+}
+
+Result<int> OpenLogForReading(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Error{fmt::format("cannot open {}: {}", path.string(), std::strerror(errno))};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return Error{fmt::format("{}: not a regular file", path.string())};
+  }
+  return fd;
+}
+
+bool WriterHoldsLock(int fd) {
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) return true;
+  ::flock(fd, LOCK_UN);
+  return false;
 }
 
 LogReader::LogReader(std::unique_ptr<LogSource> source) : source_(std::move(source)) {}

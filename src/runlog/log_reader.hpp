@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,6 +38,14 @@ class LogSource {
 std::unique_ptr<LogSource> MemorySource(std::string_view bytes);
 // Reads the open descriptor with pread (it is not closed by the source).
 std::unique_ptr<LogSource> FileSource(int fd);
+
+// Opens a run log for reading: a regular file only. A FIFO, a device or a directory is refused without
+// waiting (a FIFO is opened non-blocking, so no writer is awaited). The caller closes the descriptor.
+Result<int> OpenLogForReading(const std::filesystem::path& path);
+// Whether a writer holds the open log `fd`: runmon's LogWriter keeps an exclusive flock while it writes
+// (W&B's writers take none). True also when the lock cannot be tested, so "gone" is only ever said when a
+// shared lock was actually obtained.
+bool WriterHoldsLock(int fd);
 
 // A record longer than this is damage (a run's records are kilobytes; a hostile file could otherwise make
 // the reader join chunks without end).

@@ -1,28 +1,18 @@
 // Reads a run log into a RunModel in time-bounded slices. See run_loader.hpp.
 #include "runview/run_loader.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 
 #include <fmt/format.h>
 
 namespace runmon::runview {
 
 Result<std::unique_ptr<RunLoader>> RunLoader::Open(const std::filesystem::path& log) {
-  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer before the check below could refuse it.
-  const int fd = ::open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Error{fmt::format("cannot open {}: {}", log.string(), std::strerror(errno))};
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    return Error{fmt::format("{}: not a regular file", log.string())};
-  }
-  return std::unique_ptr<RunLoader>(new RunLoader(log, fd));
+  auto fd = runlog::OpenLogForReading(log);
+  if (!fd) return Error{fd.error()};
+  return std::unique_ptr<RunLoader>(new RunLoader(log, *fd));
 }
 
 RunLoader::RunLoader(std::filesystem::path path, int fd)
@@ -71,9 +61,7 @@ bool RunLoader::HasNewData() const {
 }
 
 bool RunLoader::WriterLockHeld() const {
-  if (::flock(fd_, LOCK_SH | LOCK_NB) != 0) return errno == EWOULDBLOCK;
-  ::flock(fd_, LOCK_UN);
-  return false;
+  return runlog::WriterHoldsLock(fd_);
 }
 
 std::vector<std::string> RunLoader::Warnings() const {

@@ -1,14 +1,10 @@
 // Finding runs and summarising them cheaply. See workspace.hpp.
 #include "runview/workspace.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include <fmt/format.h>
 
@@ -76,17 +72,14 @@ Result<std::vector<RunEntry>> ScanRuns(const fs::path& wandb_dir) {
 
 RunSummary SummarizeRun(const fs::path& log, double now_seconds) {
   RunSummary summary;
-  const int fd = ::open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    summary.error = std::strerror(errno);
+  auto opened = runlog::OpenLogForReading(log);
+  if (!opened) {
+    summary.error = opened.error();
     return summary;
   }
+  const int fd = *opened;
   struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    summary.error = "not a regular file";
-    return summary;
-  }
+  ::fstat(fd, &info);
   summary.size = static_cast<uint64_t>(info.st_size);
   // Block 0, then the last two whole blocks: block boundaries keep their offsets modulo the block size, so
   // the reader's framing stays aligned and it resyncs at the junction.
@@ -101,12 +94,7 @@ RunSummary SummarizeRun(const fs::path& log, double now_seconds) {
   };
   read_range(0, std::min(summary.size, kBlock));
   if (summary.size > kBlock) read_range(tail_start, summary.size - tail_start);
-  bool lock_held = false;
-  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
-    lock_held = errno == EWOULDBLOCK;
-  } else {
-    ::flock(fd, LOCK_UN);
-  }
+  const bool lock_held = runlog::WriterHoldsLock(fd);
   ::close(fd);
 
   runlog::RecordReader reader(runlog::MemorySource(bytes));
