@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/wall_clock.hpp"
 #include "tui/leet_path.hpp"
 #include "tui/session.hpp"
 #include "tui/terminal.hpp"
@@ -22,10 +23,6 @@ constexpr auto kLoadSlice = std::chrono::milliseconds(40);  // loading: a frame 
 constexpr auto kIdleSlice = std::chrono::milliseconds(10);
 constexpr int kPollMilliseconds = 250;  // how often a caught-up run is checked for new records
 constexpr auto kClockRedraw = std::chrono::seconds(1);
-
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 bool ParseSize(const std::string& text, int& width, int& height) {
   int consumed = 0;

@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectors/builtin.hpp"
+#include "core/wall_clock.hpp"
 #include "export/exposition.hpp"
 #include "export/metrics_server.hpp"
 #include "host/child_process.hpp"
@@ -41,10 +42,6 @@
 
 namespace runmon {
 namespace {
-
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // What a stop signal does, shared with the signal thread: forward to the command, or stop the sampler.
 struct SignalRouting {

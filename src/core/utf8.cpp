@@ -58,4 +58,12 @@ std::string ToValidUtf8(std::string_view text) {
   return out;
 }
 
+std::string AsciiLowercase(std::string_view text) {
+  std::string lowered(text);
+  for (char& c : lowered) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return lowered;
+}
+
 }  // namespace runmon

@@ -14,5 +14,7 @@ size_t Utf8SequenceLength(std::string_view text, size_t i);
 bool IsValidUtf8(std::string_view text);
 // Replaces each byte that does not start a valid sequence with U+FFFD.
 std::string ToValidUtf8(std::string_view text);
+// ASCII letters lowered, every other byte kept (so UTF-8 stays valid): case-insensitive matching of names.
+std::string AsciiLowercase(std::string_view text);
 
 }  // namespace runmon

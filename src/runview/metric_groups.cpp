@@ -9,6 +9,7 @@
 #include <re2/re2.h>
 
 #include "core/catalog.hpp"
+#include "core/utf8.hpp"
 
 namespace runmon::runview {
 namespace {
@@ -115,14 +116,6 @@ std::vector<ChartGroup> BuildGroups(std::span<const RunModel* const> runs,
   return result;
 }
 
-std::string Lowered(std::string_view text) {
-  std::string lowered(text);
-  for (char& c : lowered) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return lowered;
-}
-
 }  // namespace
 
 KeyIdentity IdentifySystemKey(std::string_view key) {
@@ -211,7 +204,7 @@ MetricFilter& MetricFilter::operator=(MetricFilter&&) noexcept = default;
 void MetricFilter::Set(std::string_view pattern, bool glob) {
   pattern_ = std::string(pattern);
   glob_ = glob;
-  lowered_ = Lowered(pattern);
+  lowered_ = AsciiLowercase(pattern);
   regex_.reset();
   if (pattern.empty()) return;
   std::string expression;
@@ -241,7 +234,7 @@ void MetricFilter::Set(std::string_view pattern, bool glob) {
 bool MetricFilter::Matches(std::string_view text) const {
   if (pattern_.empty()) return true;
   if (regex_) return RE2::PartialMatch(text, *regex_);
-  return Lowered(text).find(lowered_) != std::string::npos;
+  return AsciiLowercase(text).find(lowered_) != std::string::npos;
 }
 
 bool MetricFilter::Matches(const ChartGroup& group) const {

@@ -6,6 +6,7 @@
 // of the host lane alone costs one thread wake-up and no hand-off. Other lanes cost one wake-up each. The
 // watchdog wakes once per max(1 s, lane timeout), not per tick.
 #include "sampler/sampler.hpp"
+#include "core/wall_clock.hpp"
 
 #include <semaphore.h>
 
@@ -24,10 +25,6 @@ namespace runmon {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double WallNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 Clock::duration Seconds(double seconds) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
@@ -311,7 +308,7 @@ void Sampler::Lane::Lead() {
     lock.lock();
     const bool stopping = s.stop;
     const auto started = Clock::now();
-    const Tick tick{stopping ? started : due, WallNow(), index, stopping};
+    const Tick tick{stopping ? started : due, WallSeconds(), index, stopping};
     s.current_index = index;
 
     // Hand the tick to every idle lane; a lane still busy with an earlier tick is hung: its stuck

@@ -1,5 +1,6 @@
 // The runs `runmon leet` has open and the workspace it lists. See session.hpp.
 #include "tui/session.hpp"
+#include "core/wall_clock.hpp"
 
 #include <sys/stat.h>
 
@@ -12,10 +13,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr auto kScanInterval = std::chrono::seconds(2);
-
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // "20261129_194500" -> "2026-11-29 19:45".
 std::string FormatStamp(std::string_view stamp) {

@@ -66,14 +66,6 @@ std::vector<std::string> SplitList(std::string_view text) {
   return parts;
 }
 
-std::string Lowered(std::string_view text) {
-  std::string lowered(text);
-  for (char& c : lowered) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return lowered;
-}
-
 // A float or double as the shortest JSON number that reads back as it.
 void AppendNumber(std::string& out, double value) {
   if (!std::isfinite(value)) {
@@ -314,7 +306,7 @@ ApiResponse ListRuns(const RunStore& store, const QueryParams& params) {
   }
   const std::string order = Param(params, "order").value_or("desc");
   if (order != "asc" && order != "desc") return ErrorResponse(400, "order: asc or desc");
-  const std::string query = Lowered(Param(params, "q").value_or(""));
+  const std::string query = AsciiLowercase(Param(params, "q").value_or(""));
   if (query.size() > 256) return ErrorResponse(400, "q: at most 256 bytes");
 
   struct Row {
@@ -335,8 +327,9 @@ ApiResponse ListRuns(const RunStore& store, const QueryParams& params) {
     std::optional<double> start = overview.start_time;
     const auto duration = Duration(overview);
     if (!query.empty()) {
-      const std::string haystack = Lowered(name + "\n" + id + "\n" + overview.host + "\n" + overview.command +
-                                           "\n" + overview.project + "\n" + overview.gpu_type + "\n" + dir);
+      const std::string haystack =
+          AsciiLowercase(name + "\n" + id + "\n" + overview.host + "\n" + overview.command + "\n" +
+                         overview.project + "\n" + overview.gpu_type + "\n" + dir);
       if (haystack.find(query) == std::string::npos) continue;
     }
     Row row;
@@ -365,7 +358,7 @@ ApiResponse ListRuns(const RunStore& store, const QueryParams& params) {
                                                         {"id", id},
                                                         {"command", overview.command},
                                                         {"gpu", overview.gpu_type}};
-      row.sort_text = Lowered(texts.at(sort));
+      row.sort_text = AsciiLowercase(texts.at(sort));
     }
     rows.push_back(std::move(row));
   }

@@ -1,5 +1,6 @@
 // The logdir's runs and the loaded runs, kept by one background thread. See run_store.hpp.
 #include "web/run_store.hpp"
+#include "core/wall_clock.hpp"
 
 #include <sys/stat.h>
 
@@ -32,10 +33,6 @@ FileStamp Stamp(const std::filesystem::path& path) {
 }
 
 }  // namespace
-
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 RunStore::RunStore(std::filesystem::path logdir) : logdir_(std::move(logdir)) {}
 

@@ -100,6 +100,4 @@ class RunStore {
   std::thread thread_;
 };
 
-double WallSeconds();
-
 }  // namespace runmon::web
