@@ -13,6 +13,7 @@ namespace runmon {
 
 bool IsLoopbackAddress(std::string_view host) {
   if (host == "localhost") return true;
+  if (host.find('\0') != std::string_view::npos) return false;  // inet_pton would stop at the NUL
   in_addr v4{};
   if (::inet_pton(AF_INET, std::string(host).c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
   in6_addr v6{};

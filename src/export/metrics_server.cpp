@@ -42,6 +42,11 @@ Result<ListenAddress> ParseListenAddress(std::string_view text) {
     return Error{fmt::format("\"{}\": {} (expected HOST:PORT, such as 127.0.0.1:9100 or [::1]:9100)",
                              std::string(text), why)};
   };
+  // inet_pton reads C strings: a NUL inside would cut the address short ("::\0..." would pass as "::").
+  if (std::any_of(text.begin(), text.end(),
+                  [](char c) { return static_cast<unsigned char>(c) <= ' ' || c == 0x7F; })) {
+    return bad("spaces or control characters");
+  }
   std::string_view host;
   std::string_view port;
   if (text.starts_with('[')) {

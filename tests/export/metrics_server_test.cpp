@@ -73,6 +73,11 @@ TEST(ListenAddress, Parses) {
     EXPECT_FALSE(ParseListenAddress(bad).ok()) << bad;
   }
   EXPECT_NE(ParseListenAddress("::1:9100").error().find("brackets"), std::string::npos);
+  // A NUL would cut the address short for inet_pton: "[::\0...]" must not pass as "::" (every interface).
+  using namespace std::string_literals;
+  EXPECT_FALSE(ParseListenAddress("[::\0[1]:1"s).ok());
+  EXPECT_FALSE(ParseListenAddress("127.0.0.1\0junk:80"s).ok());
+  EXPECT_FALSE(IsLoopbackAddress("127.0.0.1\0x"s));
   EXPECT_EQ(FormatListenAddress({"::1", 9100}), "[::1]:9100");
   EXPECT_EQ(FormatListenAddress({"127.0.0.1", 9100}), "127.0.0.1:9100");
 }
