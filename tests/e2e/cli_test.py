@@ -5,6 +5,7 @@ SIGTERM still produce the final sample; a closed pipe ends runmon quietly."""
 import json
 import os
 import signal
+import socket
 import subprocess
 import time
 import unittest
@@ -42,6 +43,25 @@ class BadInputTest(unittest.TestCase):
         self.assertRefused(run("sample", "--once", "--set", "x_stats_disk_paths=[1,2]"), "x_stats_disk_paths")
         self.assertRefused(run("sample", "--once", env={"WANDB_X_STATS_SAMPLING_INTERVAL": "fast"}),
                            "WANDB_X_STATS_SAMPLING_INTERVAL")
+
+    def test_serve_refuses_what_it_cannot_do_safely(self):
+        self.assertRefused(run("serve", "--host", "0.0.0.0"), "--host 0.0.0.0", "--token")
+        self.assertRefused(run("serve", "--host", "0.0.0.0", "--token", "short"), "--token", "16")
+        self.assertNotEqual(run("serve", "--port", "70000").returncode, 0)
+        # A port in use is an error (exit 1), not a second server sharing it.
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+            result = run("serve", "--logdir", "/nonexistent-runmon-logdir", "--port", str(port), timeout=30)
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertIn("cannot listen", result.stderr)
+
+    def test_leet_bad_print_frame_and_path(self):
+        self.assertRefused(run("leet", "/", "--print-frame", "0x5"), "--print-frame")
+        missing = run("leet", "/nonexistent-runmon-path")
+        self.assertEqual(missing.returncode, 1)
+        self.assertIn("no such file", missing.stderr)
 
     def test_bad_root(self):
         self.assertRefused(run("sample", "--once", "--root", "/nonexistent/runmon"), "not a directory")
