@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/wall_clock.hpp"
+#include "modules/module_loader.hpp"
 #include "tui/leet_path.hpp"
 #include "tui/session.hpp"
 #include "tui/terminal.hpp"
@@ -66,7 +67,12 @@ int RunLeetCommand(const LeetOptions& options) {
   }
   if (frame_width > 0) return PrintFrame(**session, frame_width, frame_height);
 
-  auto terminal = tui::StartTerminal();
+  auto terminal_module = LoadModule<tui::TerminalModule>();
+  if (!terminal_module) {
+    fmt::print(stderr, "runmon leet: {}\n", terminal_module.error());
+    return 1;
+  }
+  auto terminal = (*terminal_module)->start();
   if (!terminal) {
     fmt::print(stderr, "runmon leet: {}\n", terminal.error());
     return 1;

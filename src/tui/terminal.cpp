@@ -525,7 +525,7 @@ class CursesTerminal final : public Terminal {
 
 }  // namespace
 
-Result<std::unique_ptr<Terminal>> StartTerminal() {
+Result<std::unique_ptr<Terminal>> StartCursesTerminal() {
   if (isatty(STDIN_FILENO) == 0) return Error{"the terminal UI needs a terminal, but stdin is not a tty"};
   if (isatty(STDOUT_FILENO) == 0) return Error{"the terminal UI needs a terminal, but stdout is not a tty"};
   if (g_terminal_active.exchange(true)) return Error{"the terminal UI is already running"};

@@ -5,11 +5,14 @@
 // so); the mouse is enabled for wheel events and clicks.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/result.hpp"
+#include "modules/module_loader.hpp"
 #include "tui/cell_grid.hpp"
 #include "tui/input.hpp"
 
@@ -28,6 +31,16 @@ class Terminal {
 
 // Starts ncursesw on the controlling terminal (stdin/stdout must be a terminal). Fails with a message when
 // they are not, or when the terminal cannot be set up (TERM unknown).
-Result<std::unique_ptr<Terminal>> StartTerminal();
+Result<std::unique_ptr<Terminal>> StartCursesTerminal();
+
+// The terminal module, runmon-modules/terminal.so (terminal.cpp and terminal_module.cpp): the runmon
+// executable starts the terminal through it and so never links ncursesw.
+struct TerminalModule {
+  static constexpr std::string_view kModuleName = "terminal";
+  static constexpr const char* kModuleEntry = "runmon_terminal_module";
+  static constexpr std::uint32_t kModuleAbi = 1;
+  ModuleHeader header;
+  Result<std::unique_ptr<Terminal>> (*start)();
+};
 
 }  // namespace runmon::tui

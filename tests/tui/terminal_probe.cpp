@@ -107,7 +107,7 @@ CellGrid Frame(const Terminal& terminal, const std::deque<std::string>& events) 
 }
 
 int Main() {
-  Result<std::unique_ptr<Terminal>> started = StartTerminal();
+  Result<std::unique_ptr<Terminal>> started = StartCursesTerminal();
   if (!started.ok()) {
     std::fprintf(stderr, "terminal_probe: %s\n", started.error().c_str());
     return 1;

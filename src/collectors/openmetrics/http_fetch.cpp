@@ -4,8 +4,6 @@
 // words every tick.
 #include "collectors/openmetrics/http_fetch.hpp"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -19,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "collectors/openmetrics/curl_library.hpp"
 #include "core/utf8.hpp"
 
 namespace runmon::openmetrics {
@@ -28,13 +27,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view kLoopback = "localhost,127.0.0.0/8,::1";
 constexpr double kMinAttemptSeconds = 0.01;  // a retry needs at least this much time before the deadline
-
-bool EnsureCurlInitialised() {
-  static std::once_flag once;
-  static bool ok = false;
-  std::call_once(once, [] { ok = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; });
-  return ok;
-}
 
 double SecondsUntil(Clock::time_point deadline) {
   return std::chrono::duration<double>(deadline - Clock::now()).count();
@@ -107,6 +99,7 @@ struct HttpFetcher::Impl {
   std::string url;
   std::string shown_url;  // password redacted
   FetchOptions options;
+  const CurlLibrary* libcurl = nullptr;  // loaded on the first fetcher's setup
   CURL* curl = nullptr;
   curl_slist* headers = nullptr;
   std::string no_proxy;
@@ -139,7 +132,7 @@ struct HttpFetcher::Impl {
     std::string_view line(data, bytes);
     if (line.starts_with("HTTP/")) self->announced_length = -1;  // a new head (after a redirect)
     constexpr std::string_view kName = "content-length:";
-    if (line.size() > kName.size() && curl_strnequal(line.data(), kName.data(), kName.size()) != 0) {
+    if (line.size() > kName.size() && AsciiLowercase(line.substr(0, kName.size())) == kName) {
       line.remove_prefix(kName.size());
       while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
       long long value = 0;
@@ -150,47 +143,51 @@ struct HttpFetcher::Impl {
   }
 
   void Setup(const std::vector<OpenMetricsHeader>& extra_headers) {
-    if (!EnsureCurlInitialised()) {
-      setup_error = "libcurl could not be initialised";
+    auto library = SharedCurlLibrary();
+    if (!library) {
+      setup_error = library.error();
       return;
     }
-    curl = curl_easy_init();
+    libcurl = *library;
+    curl = libcurl->easy_init();
     if (curl == nullptr) {
       setup_error = "libcurl could not create a handle";
       return;
     }
     bool have_accept = false;
     for (const OpenMetricsHeader& header : extra_headers) {
-      if (header.name.size() == 6 && curl_strnequal(header.name.c_str(), "accept", 6) != 0) {
+      if (AsciiLowercase(header.name) == "accept") {
         have_accept = true;
       }
       // "Name:" with nothing after it would make libcurl remove the header; "Name;" sends it empty.
       const std::string line = header.value.empty() ? header.name + ";" : header.name + ": " + header.value;
-      headers = curl_slist_append(headers, line.c_str());
+      headers = libcurl->slist_append(headers, line.c_str());
     }
-    if (!have_accept) headers = curl_slist_append(headers, fmt::format("Accept: {}", kAcceptHeader).c_str());
+    if (!have_accept)
+      headers = libcurl->slist_append(headers, fmt::format("Accept: {}", kAcceptHeader).c_str());
 
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(curl, CURLOPT_MAXREDIRS, options.max_redirects);
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(curl, CURLOPT_USERAGENT, "runmon (OpenMetrics scraper)");
-    curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &Impl::Write);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, this);
-    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &Impl::Header);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, this);
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
-    curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(options.max_response_bytes));
-    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, options.low_speed_limit_bytes_per_second);
-    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, options.low_speed_time_seconds);
+    libcurl->easy_setopt(curl, CURLOPT_URL, url.c_str());
+    libcurl->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    libcurl->easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+    libcurl->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    libcurl->easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    libcurl->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+    libcurl->easy_setopt(curl, CURLOPT_MAXREDIRS, options.max_redirects);
+    libcurl->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    libcurl->easy_setopt(curl, CURLOPT_USERAGENT, "runmon (OpenMetrics scraper)");
+    libcurl->easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode
+    libcurl->easy_setopt(curl, CURLOPT_WRITEFUNCTION, &Impl::Write);
+    libcurl->easy_setopt(curl, CURLOPT_WRITEDATA, this);
+    libcurl->easy_setopt(curl, CURLOPT_HEADERFUNCTION, &Impl::Header);
+    libcurl->easy_setopt(curl, CURLOPT_HEADERDATA, this);
+    libcurl->easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+    libcurl->easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,
+                         static_cast<curl_off_t>(options.max_response_bytes));
+    libcurl->easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, options.low_speed_limit_bytes_per_second);
+    libcurl->easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, options.low_speed_time_seconds);
     switch (options.proxy) {
       case ProxyMode::kNone:
-        curl_easy_setopt(curl, CURLOPT_PROXY, "");  // "" also ignores the environment's proxies
+        libcurl->easy_setopt(curl, CURLOPT_PROXY, "");  // "" also ignores the environment's proxies
         break;
       case ProxyMode::kEnvironment: {
         const char* from_environment = std::getenv("no_proxy");
@@ -200,13 +197,13 @@ struct HttpFetcher::Impl {
         no_proxy = from_environment != nullptr && *from_environment != '\0'
                        ? fmt::format("{},{}", from_environment, kLoopback)
                        : std::string(kLoopback);
-        curl_easy_setopt(curl, CURLOPT_NOPROXY, no_proxy.c_str());
+        libcurl->easy_setopt(curl, CURLOPT_NOPROXY, no_proxy.c_str());
         break;
       }
       case ProxyMode::kUrl:
         no_proxy = std::string(kLoopback);
-        curl_easy_setopt(curl, CURLOPT_PROXY, options.proxy_url.c_str());
-        curl_easy_setopt(curl, CURLOPT_NOPROXY, no_proxy.c_str());
+        libcurl->easy_setopt(curl, CURLOPT_PROXY, options.proxy_url.c_str());
+        libcurl->easy_setopt(curl, CURLOPT_NOPROXY, no_proxy.c_str());
         break;
     }
   }
@@ -234,7 +231,7 @@ struct HttpFetcher::Impl {
         return fmt::format("no complete response within {} s", options.attempt_timeout_seconds);
       case CURLE_COULDNT_CONNECT: {
         long os_error = 0;
-        curl_easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_error);
+        libcurl->easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_error);
         if (os_error != 0) return fmt::format("cannot connect: {}", ErrnoText(os_error));
         return "cannot connect";
       }
@@ -248,7 +245,7 @@ struct HttpFetcher::Impl {
           return "the reply is not HTTP";
         }
         long redirects = 0;
-        curl_easy_getinfo(curl, CURLINFO_REDIRECT_COUNT, &redirects);
+        libcurl->easy_getinfo(curl, CURLINFO_REDIRECT_COUNT, &redirects);
         const std::string_view detail(error_buffer);
         return fmt::format("{}only http and https are allowed{}{}",
                            redirects > 0 ? "redirected to another scheme: " : "", detail.empty() ? "" : " - ",
@@ -262,7 +259,7 @@ struct HttpFetcher::Impl {
         break;
     }
     if (error_buffer[0] != '\0') return std::string(error_buffer);
-    return curl_easy_strerror(code);
+    return libcurl->easy_strerror(code);
   }
 };
 
@@ -275,8 +272,9 @@ HttpFetcher::HttpFetcher(std::string url, std::vector<OpenMetricsHeader> headers
 }
 
 HttpFetcher::~HttpFetcher() {
-  if (impl_->curl != nullptr) curl_easy_cleanup(impl_->curl);
-  curl_slist_free_all(impl_->headers);
+  if (impl_->libcurl == nullptr) return;  // libcurl never loaded: nothing was allocated
+  if (impl_->curl != nullptr) impl_->libcurl->easy_cleanup(impl_->curl);
+  impl_->libcurl->slist_free_all(impl_->headers);
 }
 
 std::string_view HttpFetcher::Body() const {
@@ -319,28 +317,28 @@ Status HttpFetcher::Fetch(Clock::time_point deadline) {
     const bool deadline_limited = left < s.options.attempt_timeout_seconds;
     const double timeout = std::min(left, s.options.attempt_timeout_seconds);
     const auto timeout_ms = std::max<long>(1, std::lround(timeout * 1000));
-    curl_easy_setopt(s.curl, CURLOPT_TIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(s.curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    s.libcurl->easy_setopt(s.curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+    s.libcurl->easy_setopt(s.curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
     s.body.clear();
     s.too_large = false;
     s.announced_length = -1;
     s.error_buffer[0] = '\0';
 
-    const CURLcode code = curl_easy_perform(s.curl);
+    const CURLcode code = s.libcurl->easy_perform(s.curl);
     ++s.stats.attempts;
     long connects = 0;
-    curl_easy_getinfo(s.curl, CURLINFO_NUM_CONNECTS, &connects);
+    s.libcurl->easy_getinfo(s.curl, CURLINFO_NUM_CONNECTS, &connects);
     s.stats.new_connections += connects;
-    curl_easy_getinfo(s.curl, CURLINFO_REDIRECT_COUNT, &s.stats.redirects);
+    s.libcurl->easy_getinfo(s.curl, CURLINFO_REDIRECT_COUNT, &s.stats.redirects);
     long status = 0;
-    curl_easy_getinfo(s.curl, CURLINFO_RESPONSE_CODE, &status);
+    s.libcurl->easy_getinfo(s.curl, CURLINFO_RESPONSE_CODE, &status);
     if (status != 0) s.stats.http_status = status;
 
     bool retry = false;
     curl_off_t retry_after = 0;
     if (code == CURLE_OK && status == 200) {
       const char* type = nullptr;
-      curl_easy_getinfo(s.curl, CURLINFO_CONTENT_TYPE, &type);
+      s.libcurl->easy_getinfo(s.curl, CURLINFO_CONTENT_TYPE, &type);
       if (type != nullptr) s.content_type = type;
       s.stats.body_bytes = s.body.size();
       s.stats.seconds = std::chrono::duration<double>(Clock::now() - started).count();
@@ -351,7 +349,7 @@ Status HttpFetcher::Fetch(Clock::time_point deadline) {
       last_error = fmt::format("HTTP status {}{}{}", status, snippet.empty() ? "" : ": ", snippet);
       if (status >= 300 && status < 400) last_error += " (a redirect without a usable Location)";
       retry = RetryableStatus(status);
-      if (status == 429 || status == 503) curl_easy_getinfo(s.curl, CURLINFO_RETRY_AFTER, &retry_after);
+      if (status == 429 || status == 503) s.libcurl->easy_getinfo(s.curl, CURLINFO_RETRY_AFTER, &retry_after);
     } else {
       last_error = s.Describe(code, deadline_limited);
       // A server that dribbles (slow-loris) is not asked again: it would only take the rest of the tick.
