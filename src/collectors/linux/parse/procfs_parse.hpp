@@ -119,10 +119,11 @@ Result<std::optional<uint64_t>> ParseCgroupMemoryLimit(std::string_view text);
 // A file of "key value" lines (cpu.stat, memory.events, memory.oom_control): the value of `key`.
 std::optional<uint64_t> FindKeyedValue(std::string_view text, std::string_view key);
 
-// /proc/cpuinfo.
+// /proc/cpuinfo of any architecture (see cpuinfo_parse.cpp). An error only when it names neither a CPU
+// count nor a model.
 struct CpuInfo {
-  std::string model_name;       // "model name" (x86), else "Hardware" / "Processor" / "cpu model"
-  unsigned logical_count = 0;   // "processor" entries
+  std::string model_name;       // "model name" (x86), else the architecture's nearest field; may be empty
+  unsigned logical_count = 0;   // "processor" entries, else a declared total; 0 when the file gives none
   unsigned physical_count = 0;  // distinct (physical id, core id) pairs; 0 when the file lacks them
 };
 Result<CpuInfo> ParseCpuinfo(std::string_view text);
