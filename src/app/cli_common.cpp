@@ -78,7 +78,7 @@ LinuxCollectorContext MakeContext(const Settings& settings, const HostPaths& pat
   ctx.clocks = Clocks::System();
   const long pid = settings.pid.value_or(static_cast<long>(::getppid()));
   if (pid > 0) ctx.pid = pid;
-  ctx.facts = DetectHostFacts(paths, settings, ctx.pid);
+  ctx.facts = DetectHostFacts(paths, settings, ctx.pid, Warn);
   // The monitored process's CUDA_VISIBLE_DEVICES (it may differ from runmon's when attaching); runmon's
   // own when that process's environment has none or cannot be read.
   ctx.cuda_visible_devices = std::nullopt;
