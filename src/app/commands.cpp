@@ -38,6 +38,14 @@
 namespace runmon {
 namespace {
 
+// --root must name a directory: every reading would fail, and the command would report a machine without
+// anything on it.
+bool RootIsUsable(const SamplerFlags& flags) {
+  if (flags.root.empty() || std::filesystem::is_directory(flags.root)) return true;
+  Warn(fmt::format("--root {}: not a directory", flags.root));
+  return false;
+}
+
 int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> count, bool json) {
   auto settings = flags.Resolve();
   if (!settings) {
@@ -45,10 +53,7 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
     return 2;
   }
   const HostPaths paths = flags.Paths();
-  if (!flags.root.empty() && !std::filesystem::is_directory(flags.root)) {
-    Warn(fmt::format("--root {}: not a directory", flags.root));
-    return 2;
-  }
+  if (!RootIsUsable(flags)) return 2;
   LinuxCollectorContext ctx = MakeContext(*settings, paths);
   if (ctx.pid && !std::filesystem::exists(paths.proc / std::to_string(*ctx.pid))) {
     Warn(fmt::format("process {} does not exist; process metrics are off, host metrics continue", *ctx.pid));
@@ -114,6 +119,7 @@ int RunInfo(const SamplerFlags& flags) {
     Warn(settings.error());
     return 2;
   }
+  if (!RootIsUsable(flags)) return 2;
   const LinuxCollectorContext ctx = MakeContext(*settings, flags.Paths());
   nlohmann::json metadata = ProbeHostMetadata(ctx, EnvironmentStrings());
   bool timed_out = false;

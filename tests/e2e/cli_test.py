@@ -4,9 +4,11 @@ metric keeps flowing; W&B's setting names work through --set and WANDB_X_STATS_*
 SIGTERM still produce the final sample; a closed pipe ends runmon quietly."""
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import unittest
 
@@ -65,6 +67,29 @@ class BadInputTest(unittest.TestCase):
 
     def test_bad_root(self):
         self.assertRefused(run("sample", "--once", "--root", "/nonexistent/runmon"), "not a directory")
+        self.assertRefused(run("info", "--root", "/nonexistent/runmon"), "not a directory")
+
+    def test_fifo_at_kernel_files_is_reported_not_waited_on(self):
+        # A FIFO at proc/meminfo used to hang runmon at start and one at proc/net/dev to hold each sample:
+        # now each is named on stderr and everything else still comes, well within the timeout.
+        fixture = os.path.join(os.path.dirname(__file__), "..", "fixtures", "hosts", "container-overlay")
+        with tempfile.TemporaryDirectory() as tree:
+            shutil.copytree(fixture, tree, dirs_exist_ok=True, ignore=shutil.ignore_patterns("t1"))
+            for name in ["proc/meminfo", "proc/net/dev"]:
+                os.remove(os.path.join(tree, name))
+                os.mkfifo(os.path.join(tree, name))
+            result = run("sample", "--once", "--json", "--pid", "1", "--root", tree, timeout=30)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            for name in ["proc/meminfo", "proc/net/dev"]:
+                self.assertIn(os.path.join(tree, name) + ": a FIFO, not a regular file", result.stderr)
+            sample = samples(result.stdout)[0]
+            self.assertIn("cpu_percent", sample)
+            self.assertIn("memory_percent", sample)  # against the cgroup's limit
+            self.assertNotIn("network.sent", sample)
+            info = run("info", "--pid", "1", "--root", tree, timeout=30)
+            self.assertEqual(info.returncode, 0, info.stderr)
+            self.assertIn(os.path.join(tree, "proc/meminfo") + ": a FIFO", info.stderr)
+            self.assertNotIn("memory", json.loads(info.stdout))
 
     def test_missing_pid_keeps_host_metrics(self):
         result = run("sample", "--once", "--json", "--pid", "2147483000")
