@@ -273,13 +273,24 @@ TEST(ParsePidStat, KernelThreadAndZombie) {
 
 TEST(ParsePidStat, HugeTickCountsFit) {
   const auto stat = ParsePidStat(
-      "5 (x) S 1 5 5 0 -1 0 0 0 0 0 18446744073709551615 18446744073709551615 0 0 20 0 2147483647 0 "
-      "18446744073709551615\n");
+      "5 (x) S 1 5 5 0 -1 0 0 0 0 0 18446744073709551614 1 9223372036854775807 9223372036854775807 20 0 "
+      "2147483647 0 18446744073709551615\n");
   ASSERT_TRUE(stat.ok()) << stat.error();
-  EXPECT_EQ(stat->utime_ticks, kU64Max);
-  EXPECT_EQ(stat->stime_ticks, kU64Max);
+  EXPECT_EQ(stat->utime_ticks, kU64Max - 1);
+  EXPECT_EQ(stat->CpuTicks(), kU64Max);
+  EXPECT_EQ(stat->children_cpu_ticks, kU64Max - 1);  // two INT64_MAX: parsed (whether true is not its job)
   EXPECT_EQ(stat->num_threads, 2147483647);
   EXPECT_EQ(stat->start_time_ticks, kU64Max);
+}
+
+TEST(ParsePidStat, CpuTimesThatCannotBeSummedAreErrors) {
+  ExpectError(
+      ParsePidStat("5 (x) S 1 5 5 0 -1 0 0 0 0 0 18446744073709551615 18446744073709551615 0 0 20 0 1 "
+                   "0 100\n"),
+      "overflows");
+  ExpectError(ParsePidStat("5 (x) S 1 5 5 0 -1 0 0 0 0 0 1 1 -3 0 20 0 1 0 100\n"), "children cpu time");
+  ExpectError(ParsePidStat("5 (x) S 1 5 5 0 -1 0 0 0 0 0 1 1 0 9223372036854775808 20 0 1 0 100\n"),
+              "children cpu time");
 }
 
 TEST(ParsePidStat, Errors) {
@@ -325,6 +336,27 @@ TEST(ParsePidStatm, Errors) {
   ExpectError(ParsePidStatmResidentPages("2345 abc 1"), "resident");
   ExpectError(ParsePidStatmResidentPages("2345 -1 1"), "resident");
   ExpectError(ParsePidStatmResidentPages("2345 18446744073709551616 1"), "resident");
+}
+
+TEST(PagesToBytes, RefusesProductsThatOverflow) {
+  EXPECT_EQ(PagesToBytes(678, 4096), std::optional<uint64_t>(678u * 4096u));
+  EXPECT_EQ(PagesToBytes(kU64Max / 4096, 4096), std::optional<uint64_t>(kU64Max / 4096 * 4096));
+  EXPECT_EQ(PagesToBytes(kU64Max / 4096 + 1, 4096), std::nullopt);
+  EXPECT_EQ(PagesToBytes(kU64Max, 4096), std::nullopt);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// /proc/PID/schedstat
+
+TEST(ParsePidSchedstat, RuntimeIsTheFirstField) {
+  const auto ns = ParsePidSchedstatRuntimeNs("968590866 1267291 41\n");
+  ASSERT_TRUE(ns.ok()) << ns.error();
+  EXPECT_EQ(*ns, 968590866u);
+  ExpectError(ParsePidSchedstatRuntimeNs(""), "3 fields");
+  ExpectError(ParsePidSchedstatRuntimeNs("1 2"), "3 fields");
+  ExpectError(ParsePidSchedstatRuntimeNs("1 2 3 4"), "3 fields");
+  ExpectError(ParsePidSchedstatRuntimeNs("-1 2 3"), "bad field");
+  ExpectError(ParsePidSchedstatRuntimeNs("1 2 x"), "bad field");
 }
 
 // ---------------------------------------------------------------------------------------------------------

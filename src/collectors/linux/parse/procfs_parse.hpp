@@ -25,7 +25,8 @@ struct ProcStat {
 };
 Result<ProcStat> ParseProcStat(std::string_view text);
 
-// /proc/PID/stat. comm may contain spaces and parentheses: fields are counted from the last ')'.
+// /proc/PID/stat. comm may contain spaces and parentheses: fields are counted from the last ')'. A stat whose
+// CPU times cannot be summed in 64 bits, or with a negative cutime or cstime, is an error.
 struct PidStat {
   long pid = 0;
   char state = '?';
@@ -35,11 +36,19 @@ struct PidStat {
   uint64_t children_cpu_ticks = 0;  // cutime + cstime: CPU of children this process has reaped
   long num_threads = 0;
   uint64_t start_time_ticks = 0;  // since boot; with pid, identifies a process across PID reuse
+
+  uint64_t CpuTicks() const { return utime_ticks + stime_ticks; }  // never overflows (checked when parsed)
 };
 Result<PidStat> ParsePidStat(std::string_view text);
 
 // /proc/PID/statm: resident pages (second field).
 Result<uint64_t> ParsePidStatmResidentPages(std::string_view text);
+// pages x page size, nullopt when the product does not fit in 64 bits.
+std::optional<uint64_t> PagesToBytes(uint64_t pages, uint64_t page_bytes);
+
+// /proc/PID/schedstat "RUNTIME_NS WAIT_NS TIMESLICES": nanoseconds on a CPU of that one task (for
+// /proc/PID, the main thread alone, not the thread group).
+Result<uint64_t> ParsePidSchedstatRuntimeNs(std::string_view text);
 
 // /proc/loadavg "0.00 0.01 0.05 1/123 4567": the last field, the PID most recently handed out in the
 // PID namespace of that proc mount. It changes whenever any process or thread is created.
