@@ -18,13 +18,35 @@ double CountedTicks(const LedgerEntry& entry, double ticks_per_second) {
          entry.refinement_seconds * ticks_per_second;
 }
 
-void SetBaseline(LedgerEntry& entry, const PidStat& stat, std::optional<uint64_t> runtime_ns) {
+void SetBaseline(LedgerEntry& entry, const PidStat& stat) {
   entry.has_baseline = true;
   entry.self_ticks = stat.CpuTicks();
   entry.child_ticks = stat.children_cpu_ticks;
-  entry.runtime_ns = runtime_ns;
   entry.threads = stat.num_threads;
   entry.window_seconds = 0;
+}
+
+// schedstat's correction of a single-threaded process's tick count since its last schedstat reading (the
+// mark), kept within kQuantumTicks overall; returns by how much the correction changed. A process that is
+// not single-threaded loses its mark: schedstat covers its main thread alone.
+double Refine(LedgerEntry& entry, const PidStat& stat, std::optional<uint64_t> runtime_ns, double tps) {
+  if (stat.num_threads != 1) {
+    entry.runtime_ns.reset();
+    return 0;
+  }
+  if (!runtime_ns) return 0;  // not read this time: the mark stays
+  double change = 0;
+  if (entry.runtime_ns && *runtime_ns >= *entry.runtime_ns && stat.CpuTicks() >= entry.runtime_mark_ticks) {
+    const double precise = static_cast<double>(*runtime_ns - *entry.runtime_ns) * 1e-9;
+    const double ticks = static_cast<double>(stat.CpuTicks() - entry.runtime_mark_ticks) / tps;
+    const double quantum = kQuantumTicks / tps;
+    const double refinement = std::clamp(entry.refinement_seconds + precise - ticks, -quantum, quantum);
+    change = refinement - entry.refinement_seconds;
+    entry.refinement_seconds = refinement;
+  }
+  entry.runtime_ns = runtime_ns;
+  entry.runtime_mark_ticks = stat.CpuTicks();
+  return change;
 }
 
 }  // namespace
@@ -44,12 +66,14 @@ std::optional<std::string> CpuLedger::Implausible(const PidStat& stat, double ag
 std::optional<std::string> CpuLedger::Start(LedgerEntry& entry, const PidStat& stat,
                                             std::optional<uint64_t> runtime_ns, double age_seconds) {
   if (auto why = Implausible(stat, age_seconds)) return why;
-  SetBaseline(entry, stat, runtime_ns);
+  SetBaseline(entry, stat);
   if (runtime_ns && stat.num_threads == 1) {
     // Its own time to the nanosecond rather than stat's two truncated tick counts.
     const double quantum = kQuantumTicks / limits_.ticks_per_second;
     const double ticks = static_cast<double>(stat.CpuTicks()) / limits_.ticks_per_second;
     entry.refinement_seconds = std::clamp(static_cast<double>(*runtime_ns) * 1e-9 - ticks, -quantum, quantum);
+    entry.runtime_ns = runtime_ns;
+    entry.runtime_mark_ticks = stat.CpuTicks();
   }
   return std::nullopt;
 }
@@ -109,21 +133,14 @@ std::optional<std::string> CpuLedger::Update(LedgerEntry& entry, const PidStat& 
     // Its first valid reading: counted from here on. Exits it was due are in what it reports now.
     entry.due_ticks = 0;
     entry.overdue_ticks = 0;
-    SetBaseline(entry, stat, runtime_ns);
+    SetBaseline(entry, stat);
+    entry.runtime_ns.reset();
+    Refine(entry, stat, runtime_ns, tps);
     return std::nullopt;
   }
 
-  // Its own time, refined by schedstat while single-threaded at both readings.
-  double self_seconds = self_ticks / tps;
-  if (runtime_ns && entry.runtime_ns && threads_before == 1 && stat.num_threads == 1 &&
-      *runtime_ns >= *entry.runtime_ns) {
-    const double precise = static_cast<double>(*runtime_ns - *entry.runtime_ns) * 1e-9;
-    const double quantum = kQuantumTicks / tps;
-    const double refinement =
-        std::clamp(entry.refinement_seconds + precise - self_seconds, -quantum, quantum);
-    self_seconds = std::max(0.0, self_seconds + refinement - entry.refinement_seconds);
-    entry.refinement_seconds = refinement;
-  }
+  // Its own time, refined by schedstat while single-threaded.
+  const double self_seconds = std::max(0.0, self_ticks / tps + Refine(entry, stat, runtime_ns, tps));
   const double threads = static_cast<double>(std::max({threads_before, stat.num_threads, 1L}));
   const double most = window * std::min(threads, limits_.logical_cpus);
   counted_seconds_ += std::min(self_seconds, most);
@@ -136,7 +153,7 @@ std::optional<std::string> CpuLedger::Update(LedgerEntry& entry, const PidStat& 
   counted_seconds_ += (growth - paid) / tps;
   entry.overdue_ticks = std::min(expected - paid, entry.due_ticks);  // older unpaid dues are dropped
   entry.due_ticks = 0;
-  SetBaseline(entry, stat, runtime_ns);
+  SetBaseline(entry, stat);
   return std::nullopt;
 }
 

@@ -22,8 +22,10 @@
 // nanoseconds of /proc/PID/schedstat refine them (it covers the main thread only, so it is not used while
 // there are other threads: on Linux 6.18 a process with two busy threads showed 79 ms there and 968 ms in
 // stat); the refinement is kept within kQuantumTicks of stat's count overall, so a schedstat that lags or
-// reads 0 cannot drift the count. A process cannot use more than the window x its threads (nor x the
-// CPUs), and the tree no more than the window x the CPUs available: what a tick's quantisation puts above
+// reads 0 cannot drift the count. schedstat is read only while it can tell something (the process is
+// running, has just exited, or its tick count moved): a sleeping process costs no extra read, and CPU it
+// used below a tick shows when it next runs. A process cannot use more than the window x its threads (nor x
+// the CPUs), and the tree no more than the window x the CPUs available: what a tick's quantisation puts above
 // that is carried into the next tick, so no sample exceeds 100 and the sum over samples is kept.
 //
 // Readings that cannot be true are dropped for that process and tick, and the next valid one is compared
@@ -51,9 +53,10 @@ struct LedgerEntry {
   bool has_baseline = false;           // a valid reading was seen
   uint64_t self_ticks = 0;             // utime + stime at the last valid reading
   uint64_t child_ticks = 0;            // cutime + cstime at the last valid reading
-  std::optional<uint64_t> runtime_ns;  // schedstat at the last valid reading, while single-threaded
+  std::optional<uint64_t> runtime_ns;  // schedstat's last reading, while single-threaded
+  uint64_t runtime_mark_ticks = 0;     // self_ticks when it was read
   long threads = 0;
-  double refinement_seconds = 0;  // schedstat's correction of the tick count so far
+  double refinement_seconds = 0;  // schedstat's correction of the tick count, up to its last reading
   double window_seconds = 0;      // since the last valid reading, when readings were dropped
   double due_ticks = 0;           // exits of its children this tick, expected in its reaped time
   double overdue_ticks = 0;       // exits of the previous tick not yet found there

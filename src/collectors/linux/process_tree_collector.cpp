@@ -197,12 +197,17 @@ class ProcessTreeCollector final : public Collector {
     return *parsed;
   }
 
-  // schedstat's runtime while the process is single-threaded (it covers the main thread alone).
-  std::optional<uint64_t> ReadRuntime(Process& p, long threads) {
-    if (threads != 1) {
+  // schedstat's runtime while the process is single-threaded (it covers the main thread alone), when it can
+  // tell something: the process is running, has just exited, or its tick count moved. A sleeping process
+  // costs no extra read.
+  std::optional<uint64_t> ReadRuntime(Process& p, const PidStat& stat, bool adopting) {
+    if (stat.num_threads != 1) {
       p.schedstat.Close();
       return std::nullopt;
     }
+    const bool telling = adopting || stat.state == 'R' || (Exited(stat) && !p.exited) || !p.cpu.runtime_ns ||
+                         stat.CpuTicks() != p.cpu.self_ticks;
+    if (!telling) return std::nullopt;
     auto text = p.schedstat.Read(scratch_);
     if (!text) return std::nullopt;
     auto ns = ParsePidSchedstatRuntimeNs(*text);
@@ -232,7 +237,7 @@ class ProcessTreeCollector final : public Collector {
     process->statm = KeptOpenFile(PidPath(pid, "statm"), Generated::kWhole);
     process->children = KeptOpenFile(fmt::format("{}/{}/task/{}/children", paths_.proc.string(), pid, pid),
                                      Generated::kShortRecords);
-    const auto runtime = ReadRuntime(*process, stat->num_threads);
+    const auto runtime = ReadRuntime(*process, *stat, /*adopting=*/true);
     if (auto why = ledger_.Start(process->cpu, *stat, runtime, AgeOf(*stat, now_boot))) Warn(pid, *why);
     by_pid_.emplace(pid, process.get());
     processes_.push_back(std::move(process));
@@ -275,10 +280,10 @@ class ProcessTreeCollector final : public Collector {
       std::optional<std::string> why;
       if (stat) {
         const long threads_before = process->threads;
+        const auto runtime = ReadRuntime(*process, *stat, /*adopting=*/false);
         process->threads = stat->num_threads;
         process->ppid = stat->ppid;
         process->exited = process->exited || Exited(*stat);
-        const auto runtime = ReadRuntime(*process, stat->num_threads);
         why = ledger_.Update(process->cpu, *stat, runtime, threads_before, AgeOf(*stat, now_boot));
         if (why) Warn(process->pid, *why);
       } else {
