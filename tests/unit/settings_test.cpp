@@ -225,14 +225,57 @@ TEST(ApplyWandbSetting, BadDiskPathsKeepThePreviousList) {
   }
 }
 
-// Disabled: documents a bug (see the report). JSON that is not a list (an object, a quoted string) does
-// not start with '[', so it is split as a comma list and kept as literal paths such as {"a": 1}.
+// JSON that is not a list (an object, a quoted string) is refused, not split as a comma list.
 TEST(ApplyWandbSetting, JsonThatIsNotAListIsRejected) {
   for (std::string_view value : {R"({"a": 1})", R"("/data")", R"({"a": 1, "b": 2})"}) {
     Settings s;
     EXPECT_FALSE(ApplyWandbSetting(s, "x_stats_disk_paths", value).ok()) << value;
     EXPECT_EQ(s.disk_paths, (std::vector<std::string>{"/"})) << value;
   }
+}
+
+// A path spelled twice would report its keys twice (disk./data.usageGB once per spelling).
+TEST(ApplyWandbSetting, DiskPathsAreNormalisedAndRepeatsDropped) {
+  Settings s;
+  ASSERT_TRUE(
+      ApplyWandbSetting(s, "x_stats_disk_paths", R"(["/data/", "/", "//", "/data", "/./data/.", "/"])").ok());
+  EXPECT_EQ(s.disk_paths, (std::vector<std::string>{"/data", "/"}));
+  ASSERT_TRUE(ApplyWandbSetting(s, "x_stats_disk_paths", "/scratch,/scratch//,/home").ok());
+  EXPECT_EQ(s.disk_paths, (std::vector<std::string>{"/scratch", "/home"}));
+}
+
+TEST(NormalizeDiskPaths, SpellingsOfOnePathBecomeOne) {
+  struct Case {
+    std::vector<std::string> paths;
+    std::vector<std::string> expected;
+  };
+  for (const Case& c : {
+           Case{{"/"}, {"/"}},
+           Case{{"//", "/.", "/./", "///"}, {"/"}},
+           Case{{"/data/", "/data", "//data", "/data//", "/./data/."}, {"/data"}},
+           Case{{"/b", "/a", "/b/", "/a/"}, {"/b", "/a"}},  // the first spelling's order
+           Case{{"/mnt/my files/", "/mnt/my files"}, {"/mnt/my files"}},
+           // `..` stays: through a symlink, /data/.. need not be /.
+           Case{{"/data/../x", "/x"}, {"/data/../x", "/x"}},
+           Case{{"./data/", "data", "."}, {"data", "."}},
+           Case{{"./", "."}, {"."}},
+       }) {
+    const auto normalised = NormalizeDiskPaths(c.paths);
+    ASSERT_TRUE(normalised.ok()) << normalised.error();
+    EXPECT_EQ(*normalised, c.expected) << ::testing::PrintToString(c.paths);
+  }
+}
+
+TEST(NormalizeDiskPaths, EmptyPathsAndNulBytesAreErrors) {
+  ExpectErrorContains(NormalizeDiskPaths({"/", ""}), {"empty"});
+  ExpectErrorContains(NormalizeDiskPaths({std::string("/a\0b", 4)}), {"NUL"});
+  ExpectErrorContains(NormalizeDiskPaths({}), {"at least one path"});
+  Settings s;
+  ExpectErrorContains(ApplyWandbSetting(s, "x_stats_disk_paths", R"(["/", ""])"),
+                      {"x_stats_disk_paths", "empty"});
+  ExpectErrorContains(ApplyWandbSetting(s, "x_stats_disk_paths", R"(["/a\u0000b"])"),
+                      {"x_stats_disk_paths", "NUL"});
+  EXPECT_EQ(s.disk_paths, (std::vector<std::string>{"/"}));
 }
 
 TEST(ApplyWandbSetting, Counts) {
