@@ -35,9 +35,10 @@ Result<long> ParseInteger(std::string_view text) {
   text = Trim(text);
   long value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+  if (text.empty() || ec == std::errc::invalid_argument || end != text.data() + text.size()) {
     return Error{fmt::format("'{}' is not an integer", text)};
   }
+  if (ec == std::errc::result_out_of_range) return Error{fmt::format("{} is out of range", text)};
   return value;
 }
 
@@ -206,6 +207,7 @@ Status Apply(Settings& s, const KnownSetting& setting, std::string_view value) {
     case SettingKind::kIntOther: {
       auto n = ParseInteger(value);
       if (!n) return Error{n.error()};
+      if (*n < 0) return Error{"must not be negative"};  // x_stats_buffer_size, a count of samples
       s.other[std::string(setting.name)] = std::to_string(*n);
       return OkStatus();
     }
