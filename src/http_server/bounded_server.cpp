@@ -121,7 +121,7 @@ class BoundedServer::Registry {
     connection.since = Clock::now();
   }
 
-  void Start(httplib::TaskQueue* pool) {
+  void Start(GrowingThreadPool* pool) {
     std::lock_guard lock(mutex_);
     stopping_ = false;
     pool_ = pool;
@@ -142,7 +142,7 @@ class BoundedServer::Registry {
 
   size_t workers() const {
     std::lock_guard lock(mutex_);
-    return pool_ != nullptr ? static_cast<GrowingThreadPool*>(pool_)->workers() : 0;
+    return pool_ != nullptr ? pool_->workers() : 0;
   }
 
  private:
@@ -151,7 +151,7 @@ class BoundedServer::Registry {
   std::list<Connection> entries_;
   size_t evicted_ = 0;
   bool stopping_ = false;
-  httplib::TaskQueue* pool_ = nullptr;
+  GrowingThreadPool* pool_ = nullptr;  // owned by httplib while it listens
 };
 
 thread_local BoundedServer::Connection* BoundedServer::current_connection_ = nullptr;
