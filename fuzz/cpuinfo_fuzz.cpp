@@ -10,7 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text = runmon::fuzz::AsText(data, size);
 
   if (const auto info = runmon::ParseCpuinfo(text)) {
-    FUZZ_CHECK(info->logical_count >= 1);
+    FUZZ_CHECK(info->logical_count >= 1 || !info->model_name.empty());
+    FUZZ_CHECK(info->physical_count <= size);
     FUZZ_CHECK(info->model_name.size() <= size);
   } else {
     FUZZ_CHECK(!info.error().empty());

@@ -1,5 +1,6 @@
 // Fuzzes the settings parsers: ParseDurationSeconds, ApplySetAssignment, SettingNameFromEnvironment and
-// ApplyEnvironment (one "NAME=VALUE" per input line), checking the values they accept stay in range.
+// ApplyEnvironment (one "NAME=VALUE" per input line), checking the values they accept stay in range and
+// the disk paths they keep are normal and unique.
 #include <cctype>
 #include <cmath>
 #include <cstddef>
@@ -17,6 +18,9 @@ void CheckSettings(const runmon::Settings& s) {
   FUZZ_CHECK(std::isfinite(s.interval_seconds));
   FUZZ_CHECK(s.interval_seconds >= runmon::kMinIntervalSeconds);
   FUZZ_CHECK(!s.disk_paths.empty());
+  // Disk paths are already normal: normalising them again changes nothing (no repeats, no empty path).
+  const auto normalised = runmon::NormalizeDiskPaths(s.disk_paths);
+  FUZZ_CHECK(normalised.ok() && *normalised == s.disk_paths);
   if (s.cpu_count) FUZZ_CHECK(*s.cpu_count >= 0);
   if (s.cpu_logical_count) FUZZ_CHECK(*s.cpu_logical_count >= 0);
   if (s.gpu_count) FUZZ_CHECK(*s.gpu_count >= 0);

@@ -4,8 +4,12 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <limits>
+
 #include <fmt/format.h>
 
+#include "app/usage.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
 #include "collectors/nvidia/nvidia_collector.hpp"
 #include "host/file_reader.hpp"
@@ -21,7 +25,18 @@ std::vector<std::string> EnvironmentStrings() {
 }
 
 void Warn(const std::string& message) {
-  fmt::print(stderr, "runmon: {}\n", message);
+  // One message, one line: control characters in what a message quotes (a value, a file name) are escaped.
+  std::string line;
+  line.reserve(message.size());
+  for (const char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      line += fmt::format("\\x{:02x}", byte);
+    } else {
+      line += c;
+    }
+  }
+  fmt::print(stderr, "runmon: {}\n", line);
 }
 
 void SamplerFlags::AddTo(CLI::App& app, std::string_view pid_help) {
@@ -29,7 +44,9 @@ void SamplerFlags::AddTo(CLI::App& app, std::string_view pid_help) {
                  "Sampling interval: seconds (0.5) or with a unit (500ms, 15s, 2m); "
                  "at least 0.1 s; default 15s")
       ->type_name("DURATION");
-  app.add_option("--pid", pid, std::string(pid_help));
+  app.add_option("--pid", pid, std::string(pid_help))
+      ->type_name("PID")
+      ->check(IntegerIn(0, std::numeric_limits<pid_t>::max()));
   app.add_flag("--no-process-tree", no_process_tree, "Monitor only the process itself, not its descendants");
   app.add_flag("--per-core", per_core, "Also report each logical CPU (cpu.{i}.cpu_percent)");
   app.add_flag("--no-cgroup", no_cgroup, "Ignore cgroup limits (host totals as denominators)");
@@ -41,10 +58,14 @@ void SamplerFlags::AddTo(CLI::App& app, std::string_view pid_help) {
   app.add_option("--root", root,
                  "Read proc, sys and etc under this directory instead of the host's (tests, "
                  "containers with the host's trees mounted)")
-      ->group("");
+      ->type_name("DIR")
+      ->group(kUnlistedOptions);
 }
 
 Result<Settings> SamplerFlags::Resolve() const {
+  if (!root.empty() && !std::filesystem::is_directory(root)) {
+    return Error{fmt::format("--root {}: not a directory", root)};
+  }
   Settings settings;
   if (auto status = ApplyEnvironment(settings, EnvironmentStrings()); !status) return Error{status.error()};
   for (const auto& assignment : assignments) {
@@ -61,9 +82,10 @@ Result<Settings> SamplerFlags::Resolve() const {
   if (no_process_tree) settings.track_process_tree = false;
   if (per_core) settings.per_core_cpu = true;
   if (no_cgroup) settings.no_cgroup = true;
-  if (!disk_paths.empty()) settings.disk_paths = disk_paths;
-  for (const auto& path : settings.disk_paths) {
-    if (path.empty()) return Error{"--disk-path: empty path"};
+  if (!disk_paths.empty()) {
+    auto normalised = NormalizeDiskPaths(disk_paths);
+    if (!normalised) return Error{fmt::format("--disk-path: {}", normalised.error())};
+    settings.disk_paths = std::move(*normalised);
   }
   if (auto it = settings.other.find("x_stats_gpu_device_ids"); it != settings.other.end()) {
     if (auto ids = ParseGpuDeviceIds(it->second); !ids) return Error{ids.error()};
@@ -78,7 +100,7 @@ LinuxCollectorContext MakeContext(const Settings& settings, const HostPaths& pat
   ctx.clocks = Clocks::System();
   const long pid = settings.pid.value_or(static_cast<long>(::getppid()));
   if (pid > 0) ctx.pid = pid;
-  ctx.facts = DetectHostFacts(paths, settings, ctx.pid);
+  ctx.facts = DetectHostFacts(paths, settings, ctx.pid, Warn);
   // The monitored process's CUDA_VISIBLE_DEVICES (it may differ from runmon's when attaching); runmon's
   // own when that process's environment has none or cannot be read.
   ctx.cuda_visible_devices = std::nullopt;

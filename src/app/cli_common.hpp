@@ -35,7 +35,7 @@ struct SamplerFlags {
   std::string root;
 
   void AddTo(CLI::App& app, std::string_view pid_help);
-  // Layers environment, --set and flags over the defaults.
+  // Layers environment, --set and flags over the defaults; checks --root.
   Result<Settings> Resolve() const;
   HostPaths Paths() const { return root.empty() ? HostPaths::System() : HostPaths::Under(root); }
 };

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <future>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include <fmt/format.h>
@@ -28,6 +29,7 @@
 #include "app/output.hpp"
 #include "app/run_command.hpp"
 #include "app/serve_command.hpp"
+#include "app/usage.hpp"
 #include "collectors/builtin.hpp"
 #include "config/settings.hpp"
 #include "core/catalog.hpp"
@@ -45,10 +47,6 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
     return 2;
   }
   const HostPaths paths = flags.Paths();
-  if (!flags.root.empty() && !std::filesystem::is_directory(flags.root)) {
-    Warn(fmt::format("--root {}: not a directory", flags.root));
-    return 2;
-  }
   LinuxCollectorContext ctx = MakeContext(*settings, paths);
   if (ctx.pid && !std::filesystem::exists(paths.proc / std::to_string(*ctx.pid))) {
     Warn(fmt::format("process {} does not exist; process metrics are off, host metrics continue", *ctx.pid));
@@ -57,13 +55,7 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
   SamplerOptions options;
   options.interval_seconds = settings->interval_seconds;
   if (once) count = 1;
-  if (count) {
-    if (*count < 1) {
-      Warn("--count must be at least 1");
-      return 2;
-    }
-    options.max_samples = static_cast<uint64_t>(*count);
-  }
+  if (count) options.max_samples = static_cast<uint64_t>(*count);
   ::signal(SIGPIPE, SIG_IGN);
   std::atomic<bool> output_failed{false};
   std::atomic<int> output_errno{0};  // the sink runs on the sampler's thread; errno is per thread
@@ -132,7 +124,7 @@ int RunInfo(const SamplerFlags& flags) {
 int RunCommandLine(int argc, char** argv) {
   // A process tree of thousands keeps thousands of files open (within a budget, see file_reader.hpp).
   const unsigned long original_open_files_limit = RaiseOpenFileLimit();
-  CLI::App app{"runmon: system metrics for machine-learning runs, with W&B's metric names."};
+  CLI::App app{"runmon: system metrics for machine-learning runs, with W&B's metric names.", "runmon"};
   app.set_version_flag("--version", std::string("runmon ") + RUNMON_VERSION);
   app.require_subcommand(1);
 
@@ -143,8 +135,10 @@ int RunCommandLine(int argc, char** argv) {
   sample_flags.AddTo(
       *sample,
       "Process to monitor with its descendants (default: runmon's parent; 0 turns process metrics off)");
-  sample->add_flag("--once", once, "Take one sample and exit");
-  sample->add_option("--count", count, "Take N samples and exit")->type_name("N");
+  auto* count_option = sample->add_option("--count", count, "Take N samples and exit")
+                           ->type_name("N")
+                           ->check(IntegerIn(1, std::numeric_limits<long long>::max()));
+  sample->add_flag("--once", once, "Take one sample and exit")->excludes(count_option);
   sample->add_flag("--json", json, "One JSON object per sample (_timestamp, _runtime and every key)");
 
   SamplerFlags info_flags;
@@ -154,21 +148,26 @@ int RunCommandLine(int argc, char** argv) {
   RunCommandOptions run_options;
   auto* run = app.add_subcommand(
       "run",
-      "Record a run: start CMD (or attach with --pid, or watch the host) and write its metrics to a run log");
+      "Record a run: start CMD (or attach with --pid, or watch the host with --host-only) and write its "
+      "metrics to a run log");
   run_options.sampler.AddTo(*run, "Attach to this running process (and its descendants) until it exits");
+  run->add_flag("--host-only", run_options.host_only,
+                "Record the host alone (no process metrics) until SIGINT, SIGTERM or SIGHUP");
   run->add_option("--dir", run_options.dir, "Directory of runs (default ./wandb)")->type_name("DIR");
   run->add_option("--id", run_options.id, "Run id (default: 8 random characters [a-z0-9])")->type_name("ID");
-  run->add_option("--name", run_options.name, "Display name of the run (default: the command line)");
-  run->add_option("--project", run_options.project, "Project of the run");
+  run->add_option("--name", run_options.name, "Display name of the run (default: the command line)")
+      ->type_name("NAME");
+  run->add_option("--project", run_options.project, "Project of the run")->type_name("PROJECT");
   run->add_option("--metrics-listen", run_options.metrics_listen,
                   "Also serve the run's latest sample for Prometheus at http://HOST:PORT/metrics while "
                   "recording (a loopback address unless --metrics-token is given)")
       ->type_name("HOST:PORT");
   run->add_option("--metrics-token", run_options.metrics_token,
-                  "Require `Authorization: Bearer T` (16+ characters) from every scrape of --metrics-listen")
-      ->type_name("T");
+                  "Require `Authorization: Bearer TOKEN` (16+ characters) from every scrape of "
+                  "--metrics-listen")
+      ->type_name("TOKEN");
   run->add_option("command", run_options.command, "The command and its arguments (after --)")
-      ->type_name("CMD ARGS...");
+      ->type_name("-- CMD [ARGS...]");
   run->footer("Exits with CMD's status (128 + the signal when it was killed); 127 when CMD does not exist.");
 
   DumpOptions dump_options;
@@ -197,13 +196,18 @@ int RunCommandLine(int argc, char** argv) {
       "serve", "Serve the web dashboard of a directory of runs (127.0.0.1 only by default)");
   serve->add_option("--logdir", serve_options.logdir, "Directory of runs (default ./wandb)")
       ->type_name("DIR");
-  serve->add_option("--host", serve_options.host,
-                    "Address to listen on (default 127.0.0.1; others need --token)");
+  serve
+      ->add_option("--host", serve_options.host,
+                   "Address to listen on (default 127.0.0.1; others need --token)")
+      ->type_name("HOST");
   serve->add_option("--port", serve_options.port, "Port (default 8765; 0 picks a free one)")
-      ->check(CLI::Range(0, 65535));
-  serve->add_option(
-      "--token", serve_options.token,
-      "Require this secret (16+ characters) from every request: a bearer header, or ?token= once");
+      ->type_name("PORT")
+      ->check(IntegerIn(0, 65535));
+  serve
+      ->add_option(
+          "--token", serve_options.token,
+          "Require this secret (16+ characters) from every request: a bearer header, or ?token= once")
+      ->type_name("TOKEN");
 
   ExporterCommandOptions exporter_options;
   auto* exporter = app.add_subcommand(
@@ -218,20 +222,18 @@ int RunCommandLine(int argc, char** argv) {
       ->type_name("HOST:PORT");
   exporter
       ->add_option("--token", exporter_options.token,
-                   "Require `Authorization: Bearer T` (16+ characters) from every scrape")
-      ->type_name("T");
+                   "Require `Authorization: Bearer TOKEN` (16+ characters) from every scrape")
+      ->type_name("TOKEN");
 
   bool markdown = false, prometheus = false;
   auto* catalog = app.add_subcommand("catalog", "List every metric key with its unit and meaning");
-  catalog->add_flag("--markdown", markdown, "As the Markdown table of docs/metrics.md");
-  catalog->add_flag("--prometheus", prometheus,
-                    "The Prometheus name of every key, as the Markdown of docs/prometheus.md");
+  auto* markdown_flag = catalog->add_flag("--markdown", markdown, "As the Markdown table of docs/metrics.md");
+  catalog
+      ->add_flag("--prometheus", prometheus,
+                 "The Prometheus name of every key, as the Markdown of docs/prometheus.md")
+      ->excludes(markdown_flag);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto status = ParseCommandLine(app, argc, argv)) return *status;
 
   if (sample->parsed()) return RunSample(sample_flags, once, count, json);
   if (info->parsed()) return RunInfo(info_flags);
@@ -241,10 +243,6 @@ int RunCommandLine(int argc, char** argv) {
   if (serve->parsed()) return RunServeCommand(serve_options);
   if (exporter->parsed()) return RunExporterCommand(exporter_options);
   if (catalog->parsed()) {
-    if (markdown && prometheus) {
-      Warn("catalog: --markdown or --prometheus, not both");
-      return 2;
-    }
     if (prometheus) {
       fmt::print("{}", RenderPrometheusMarkdown());
     } else if (markdown) {

@@ -1,6 +1,7 @@
 // `runmon dump` (see dump_command.hpp). CSV needs its columns before its rows, so it reads the log twice:
 // once for the keys (in order of first appearance), once for the rows. When following, a key that shows
-// up later starts a new header line with the longer column list.
+// up later starts a new header line with the longer column list. What the file is, and whether its run is
+// still running (so following goes on), is runlog::JudgeRun's verdict, as in leet and the dashboard.
 #include "app/dump_command.hpp"
 
 #include <poll.h>
@@ -21,8 +22,10 @@
 
 #include "app/cli_common.hpp"
 #include "app/output.hpp"
+#include "core/wall_clock.hpp"
 #include "runlog/record_reader.hpp"
 #include "runlog/run_directory.hpp"
+#include "runlog/run_state.hpp"
 
 namespace runmon {
 namespace {
@@ -121,7 +124,7 @@ class Dumper {
       RecordReader keys(runlog::FileSource(fd_));
       for (;;) {
         const ReadOutcome outcome = keys.Next();
-        if (outcome == ReadOutcome::kFailed) return Failed(keys.error());
+        if (outcome == ReadOutcome::kFailed) return Refuse(Judge(keys, outcome));
         if (outcome != ReadOutcome::kRecord) break;
         if (keys.record().has_stats()) {
           for (const auto& item : keys.record().stats().item()) AddColumn(item.key());
@@ -135,35 +138,33 @@ class Dumper {
     for (;;) {
       const ReadOutcome outcome = reader.Next();
       ReportDamage(reader);
-      if (outcome == ReadOutcome::kFailed) return Failed(reader.error());
       if (outcome == ReadOutcome::kRecord) {
         if (!Print(reader)) break;
         continue;
       }
-      if (options_.follow && !FileRemoved()) {
+      runlog::RunVerdict verdict = Judge(reader, outcome);
+      if (options_.follow && !FileRemoved() && outcome != ReadOutcome::kFailed) {
         if (!output_.Flush()) break;
-        if (!exit_seen_ && !WriterGone()) {
+        if (verdict.state == runlog::RunState::kRunning) {
           waiter.Wait(1000);
           continue;
         }
         // After the exit record, a moment for what the writer writes after it (its final record).
-        if (exit_seen_ && !grace_used_) {
+        if (verdict.exit_code && !grace_used_) {
           grace_used_ = true;
           waiter.Wait(300);
           continue;
         }
-        if (!exit_seen_) Warn(fmt::format("{}: its writer has stopped without an exit record", path_));
+        if (verdict.state == runlog::RunState::kCrashed) {
+          Warn(fmt::format("{}: its writer has stopped without an exit record", path_));
+        }
       }
-      if (outcome == ReadOutcome::kIncomplete && !reader.log().header_read()) {
-        output_.Flush();
-        Warn(fmt::format("{}: {} bytes: too short to be a run log", path_, reader.log().incomplete_bytes()));
-        return 1;
-      }
+      if (verdict.state == runlog::RunState::kNotARunLog) return Refuse(verdict);
       if (outcome == ReadOutcome::kIncomplete) {
-        Warn(
-            fmt::format("{}: ends inside a record: {} bytes at offset {} are incomplete (the writer is still "
-                        "writing, or was stopped)",
-                        path_, reader.log().incomplete_bytes(), reader.log().position()));
+        Warn(fmt::format("{}: ends inside a record: {} bytes at offset {} are incomplete ({})", path_,
+                         reader.log().incomplete_bytes(), reader.log().position(),
+                         verdict.state == runlog::RunState::kRunning ? "the writer is still writing"
+                                                                     : "the writer stopped part way"));
       }
       break;
     }
@@ -177,15 +178,16 @@ class Dumper {
   }
 
  private:
-  int Failed(const std::string& message) {
-    output_.Flush();
-    Warn(fmt::format("{}: {}", path_, message));
-    return 1;
+  runlog::RunVerdict Judge(const RecordReader& reader, ReadOutcome last) const {
+    return runlog::JudgeRun(runlog::GatherEvidence(reader.log(), last, fd_), progress_, WallSeconds());
   }
 
-  // runmon's writer holds an exclusive lock on the log while it writes (LogWriter); W&B's does not, so
-  // this is only asked of logs whose header names runmon as their producer.
-  bool WriterGone() const { return runmon_writer_ && !runlog::WriterHoldsLock(fd_); }
+  // Not a run log: the verdict's reason, as leet words it too.
+  int Refuse(const runlog::RunVerdict& verdict) {
+    output_.Flush();
+    Warn(fmt::format("{}: {}", path_, verdict.reason));
+    return 1;
+  }
 
   bool FileRemoved() const {
     struct stat info {};
@@ -210,10 +212,7 @@ class Dumper {
 
   bool Print(const RecordReader& reader) {
     const auto& record = reader.record();
-    if (record.has_exit()) exit_seen_ = true;
-    if (record.has_header() && record.header().version_info().producer().starts_with("runmon ")) {
-      runmon_writer_ = true;
-    }
+    progress_.Note(record);
     if (record.has_run() && record.run().has_start_time()) start_time_ = Seconds(record.run().start_time());
     if (options_.format == "csv") return record.has_stats() ? PrintCsvRow(record.stats()) : true;
     std::string line = fmt::format(R"({{"index":{},"offset":{},"end":{},"length":{},"record_type":)",
@@ -255,9 +254,8 @@ class Dumper {
   const std::string path_;
   const int fd_;
   Output output_;
-  bool exit_seen_ = false;
+  runlog::RunProgress progress_;
   bool grace_used_ = false;
-  bool runmon_writer_ = false;
   bool damaged_ = false;
   size_t reported_damage_ = 0;
   std::optional<double> start_time_;

@@ -39,10 +39,6 @@ int RunExporterCommand(const ExporterCommandOptions& options) {
     return 2;
   }
   const HostPaths paths = options.sampler.Paths();
-  if (!options.sampler.root.empty() && !std::filesystem::is_directory(options.sampler.root)) {
-    Warn(fmt::format("--root {}: not a directory", options.sampler.root));
-    return 2;
-  }
   if (!settings->pid) settings->pid = 0;
   LinuxCollectorContext ctx = MakeContext(*settings, paths);
   if (ctx.pid && !std::filesystem::exists(paths.proc / std::to_string(*ctx.pid))) {

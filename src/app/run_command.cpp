@@ -255,8 +255,21 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
     return 2;
   }
   const bool has_command = !options.command.empty();
-  if (has_command && options.sampler.pid) {
+  const bool attaching = options.sampler.pid.has_value();
+  if (has_command && attaching) {
     Warn("--pid attaches to a running process; it cannot be combined with a command");
+    return 2;
+  }
+  if (options.host_only && (has_command || attaching)) {
+    Warn("--host-only records the host alone; it cannot be combined with a command or --pid");
+    return 2;
+  }
+  if (!has_command && !attaching && !options.host_only) {
+    Warn("run: what to record? a command (runmon run -- CMD ARGS...), --pid PID, or --host-only");
+    return 2;
+  }
+  if (attaching && *options.sampler.pid == 0) {
+    Warn("--pid 0: run attaches to a process (--host-only records the host alone)");
     return 2;
   }
   const std::string id = options.id.value_or(runlog::GenerateRunId());
@@ -268,8 +281,9 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
     Warn("--name and --project must be valid UTF-8");
     return 2;
   }
-  if (options.dir.empty()) {
-    Warn("--dir: empty path");
+  if (std::error_code error;
+      std::filesystem::exists(options.dir, error) && !std::filesystem::is_directory(options.dir, error)) {
+    Warn(fmt::format("--dir {}: not a directory", options.dir));
     return 2;
   }
   std::optional<MetricsServerOptions> metrics_options;
@@ -290,12 +304,7 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
     return 2;
   }
   const HostPaths paths = options.sampler.Paths();
-  if (!options.sampler.root.empty() && !std::filesystem::is_directory(options.sampler.root)) {
-    Warn(fmt::format("--root {}: not a directory", options.sampler.root));
-    return 2;
-  }
-  const pid_t attached =
-      options.sampler.pid && *options.sampler.pid > 0 ? static_cast<pid_t>(*options.sampler.pid) : 0;
+  const pid_t attached = attaching ? static_cast<pid_t>(*options.sampler.pid) : 0;  // 1 to pid_t's maximum
   if (attached > 0 && !std::filesystem::exists(paths.proc / std::to_string(attached))) {
     Warn(fmt::format("--pid {}: no such process", attached));
     return 1;

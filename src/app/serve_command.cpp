@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "app/cli_common.hpp"
 #include "web/assets.hpp"
 #include "web/run_store.hpp"
 #include "web/server.hpp"
@@ -22,14 +23,17 @@ int RunServeCommand(const ServeCommandOptions& options) {
   serve.port = options.port;
   serve.token = options.token;
   if (auto status = web::CheckServeOptions(serve); !status) {
-    fmt::print(stderr, "runmon serve: {}\n", status.error());
+    Warn(status.error());
     return 2;
   }
   std::error_code error;
+  if (std::filesystem::exists(serve.logdir, error) && !std::filesystem::is_directory(serve.logdir, error)) {
+    Warn(fmt::format("--logdir {}: not a directory", serve.logdir.string()));
+    return 2;
+  }
   if (!std::filesystem::is_directory(serve.logdir, error)) {
-    fmt::print(stderr,
-               "runmon serve: {} is not a directory (yet): runs appear when it exists and holds some\n",
-               serve.logdir.string());
+    Warn(fmt::format("serve: {} does not exist (yet): runs appear when it exists and holds some",
+                     serve.logdir.string()));
   }
 
   // The signals are taken by one thread with sigwait; every other thread (started below) has them blocked.
@@ -43,7 +47,7 @@ int RunServeCommand(const ServeCommandOptions& options) {
   store.Start();
   web::DashboardServer server(store, serve, web::EmbeddedAssets());
   if (auto status = server.Bind(); !status) {
-    fmt::print(stderr, "runmon serve: {}\n", status.error());
+    Warn(status.error());
     return 1;
   }
   const std::string host = serve.host.find(':') != std::string::npos ? "[" + serve.host + "]" : serve.host;

@@ -1,7 +1,9 @@
 // The collector interface and what every collector is given. A collector reads one source (a kernel file
 // family, later a vendor library or tool) through HostPaths and appends metrics to a batch on every tick.
 // It may keep state between ticks (open files, previous counters for rates). It never throws across
-// Collect: failures are a Status, which the sampler turns into backoff and visible state.
+// Collect: failures are a Status, which the sampler turns into backoff and visible state. A source that is
+// gone for good (the monitored process and its descendants exited) is not a failure: the collector says so
+// with Ended() and the sampler stops calling it, quietly.
 #pragma once
 
 #include <chrono>
@@ -35,6 +37,8 @@ class Collector {
   virtual void Probe(nlohmann::json& /*metadata*/) {}
   // Appends this tick's values. An error means this source produced nothing usable this time.
   virtual Status Collect(const Tick& tick, MetricBatch& out) = 0;
+  // True once nothing more can come (checked after each Collect): the run's end for this source.
+  virtual bool Ended() const { return false; }
 };
 
 // The clocks a collector may consult, injectable so fixture trees give deterministic results.

@@ -35,9 +35,10 @@ Result<long> ParseInteger(std::string_view text) {
   text = Trim(text);
   long value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+  if (text.empty() || ec == std::errc::invalid_argument || end != text.data() + text.size()) {
     return Error{fmt::format("'{}' is not an integer", text)};
   }
+  if (ec == std::errc::result_out_of_range) return Error{fmt::format("{} is out of range", text)};
   return value;
 }
 
@@ -162,8 +163,9 @@ Status Apply(Settings& s, const KnownSetting& setting, std::string_view value) {
     case SettingKind::kDiskPaths: {
       auto list = ParseStringList(value);
       if (!list) return Error{list.error()};
-      if (list->empty()) return Error{"needs at least one path"};
-      s.disk_paths = std::move(*list);
+      auto paths = NormalizeDiskPaths(*list);
+      if (!paths) return Error{paths.error()};
+      s.disk_paths = std::move(*paths);
       return OkStatus();
     }
     case SettingKind::kCpuCount:
@@ -205,6 +207,7 @@ Status Apply(Settings& s, const KnownSetting& setting, std::string_view value) {
     case SettingKind::kIntOther: {
       auto n = ParseInteger(value);
       if (!n) return Error{n.error()};
+      if (*n < 0) return Error{"must not be negative"};  // x_stats_buffer_size, a count of samples
       s.other[std::string(setting.name)] = std::to_string(*n);
       return OkStatus();
     }
@@ -241,6 +244,29 @@ Result<double> ParseDurationSeconds(std::string_view text) {
     return Error{fmt::format("'{}': a duration must be under a year", text)};
   }
   return seconds;
+}
+
+Result<std::vector<std::string>> NormalizeDiskPaths(const std::vector<std::string>& paths) {
+  if (paths.empty()) return Error{"needs at least one path"};
+  std::vector<std::string> out;
+  for (const auto& path : paths) {
+    if (path.empty()) return Error{"a path cannot be empty"};
+    if (path.find('\0') != std::string::npos) return Error{"a path cannot contain a NUL byte"};
+    std::string normal = path.front() == '/' ? "/" : "";
+    size_t start = 0;
+    while (start < path.size()) {
+      const size_t slash = std::min(path.find('/', start), path.size());
+      const std::string_view component = std::string_view(path).substr(start, slash - start);
+      if (!component.empty() && component != ".") {
+        if (!normal.empty() && normal.back() != '/') normal += '/';
+        normal += component;
+      }
+      start = slash + 1;
+    }
+    if (normal.empty()) normal = ".";
+    if (std::find(out.begin(), out.end(), normal) == out.end()) out.push_back(std::move(normal));
+  }
+  return out;
 }
 
 Status ApplyWandbSetting(Settings& settings, std::string_view name, std::string_view value) {

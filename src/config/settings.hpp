@@ -38,6 +38,12 @@ struct Settings {
 // "0.5", "500ms", "15s", "2m", "1.5h" -> seconds. Rejects negatives, NaN, infinities and garbage.
 Result<double> ParseDurationSeconds(std::string_view text);
 
+// The paths whose filesystems are reported, as they will be spelled in keys (disk.{path}.usageGB): `//`,
+// `.` components and trailing slashes are dropped, so `/data/` and `/data` are one path, and a path given
+// twice is kept once, where it first came. `..` stays (through a symlink /data/.. need not be /). Errors:
+// no paths, an empty path, a NUL byte (a JSON list can spell one; no system call can take it).
+Result<std::vector<std::string>> NormalizeDiskPaths(const std::vector<std::string>& paths);
+
 // Applies one W&B setting, `name` with or without the `x_stats_` prefix already present
 // (e.g. "x_stats_sampling_interval", "1"). Unknown names and bad values are errors.
 Status ApplyWandbSetting(Settings& settings, std::string_view name, std::string_view value);

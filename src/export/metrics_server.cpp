@@ -13,12 +13,12 @@
 #include <fmt/format.h>
 
 #include "core/access.hpp"
+#include "http_server/bounded_server.hpp"
 
 namespace runmon {
 namespace {
 
-constexpr int kThreads = 4;
-constexpr time_t kTimeoutSeconds = 5;
+using http_server::BoundedServer;
 
 bool IsIpv4(std::string_view host) {
   in_addr address{};
@@ -30,9 +30,16 @@ bool IsIpv6(std::string_view host) {
   return ::inet_pton(AF_INET6, std::string(host).c_str(), &address) == 1;
 }
 
+// Every error response, the library's own included, is one line of text (docs/cli.md).
 void SendText(httplib::Response& res, int status, std::string_view text) {
   res.status = status;
   res.set_content(std::string(text) + "\n", "text/plain; charset=utf-8");
+}
+
+http_server::ServerLimits Limits() {
+  http_server::ServerLimits limits;
+  limits.keep_alive_max_requests = 100;
+  return limits;
 }
 
 }  // namespace
@@ -90,19 +97,9 @@ Status CheckMetricsServerOptions(const MetricsServerOptions& options, std::strin
 }
 
 MetricsServer::MetricsServer(const ExpositionCache& cache, MetricsServerOptions options)
-    : cache_(cache), options_(std::move(options)), server_(std::make_unique<httplib::Server>()) {
-  server_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
-  server_->set_socket_options([](socket_t sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  // Headers and body go out in separate writes: without TCP_NODELAY, Nagle's algorithm holds the body
-  // until the client's delayed ACK, 40 ms a scrape.
-  server_->set_tcp_nodelay(true);
-  server_->set_read_timeout(kTimeoutSeconds, 0);
-  server_->set_write_timeout(kTimeoutSeconds, 0);
-  server_->set_keep_alive_timeout(kTimeoutSeconds);
-  server_->set_keep_alive_max_count(100);
+    : cache_(cache),
+      options_(std::move(options)),
+      server_(std::make_unique<BoundedServer>(Limits(), SendText)) {
   server_->set_payload_max_length(0);
   Routes();
 }
@@ -114,11 +111,11 @@ MetricsServer::~MetricsServer() {
 Status MetricsServer::Bind() {
   const std::string where = FormatListenAddress(options_.listen);
   if (options_.listen.port == 0) {
-    port_ = server_->bind_to_any_port(options_.listen.host);
+    port_ = server_->BindToAnyPort(options_.listen.host);
     if (port_ <= 0) return Error{fmt::format("cannot listen on {}: no free port", where)};
     return OkStatus();
   }
-  if (!server_->bind_to_port(options_.listen.host, options_.listen.port)) {
+  if (!server_->BindToPort(options_.listen.host, options_.listen.port)) {
     return Error{
         fmt::format("cannot listen on {} (the port is in use, or the address is not this machine's)", where)};
   }
@@ -155,10 +152,10 @@ void MetricsServer::Stop() {
 }
 
 void MetricsServer::Routes() {
-  httplib::Server& server = *server_;
+  BoundedServer& server = *server_;
   server.set_default_headers({{"X-Content-Type-Options", "nosniff"}, {"Cache-Control", "no-store"}});
 
-  server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+  server.SetRequestCheck([this](const httplib::Request& req, httplib::Response& res) {
     using Handled = httplib::Server::HandlerResponse;
     if (options_.token.empty()) {
       if (!IsLoopbackHostHeader(req.get_header_value("Host"))) {
@@ -178,9 +175,8 @@ void MetricsServer::Routes() {
       SendText(res, 405, "only GET and HEAD");
       return Handled::Handled;
     }
-    const std::string length = req.get_header_value("Content-Length");
-    if ((!length.empty() && length != "0") || req.has_header("Transfer-Encoding")) {
-      res.set_header("Connection", "close");
+    if (http_server::HasBody(req)) {
+      http_server::CloseAfterResponse(res);  // the body is never read
       SendText(res, 413, "no request body is accepted");
       return Handled::Handled;
     }

@@ -4,7 +4,9 @@
 // address unless told otherwise, and any other address needs a token; with a token every request must
 // carry `Authorization: Bearer TOKEN` (Prometheus: `authorization: {credentials: TOKEN}` in the scrape
 // config), compared in constant time; without one, requests must name a loopback Host, so a web page
-// elsewhere cannot read the metrics through DNS rebinding. Requests that stall are cut after 5 s. The
+// elsewhere cannot read the metrics through DNS rebinding. Every error response is one line of text/plain.
+// Connections are served by http_server::BoundedServer: a worker each, up to 1024 at once, a request head
+// must arrive within 10 s of its first byte, and a connection that sends nothing is closed after 5 s. The
 // socket is bound with SO_REUSEADDR only (cpp-httplib's default adds SO_REUSEPORT, which would let a
 // second exporter share a port that is already in use instead of failing).
 #pragma once
@@ -19,8 +21,8 @@
 #include "core/result.hpp"
 #include "export/exposition.hpp"
 
-namespace httplib {
-class Server;
+namespace runmon::http_server {
+class BoundedServer;
 }
 
 namespace runmon {
@@ -66,7 +68,7 @@ class MetricsServer {
 
   const ExpositionCache& cache_;
   MetricsServerOptions options_;
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<http_server::BoundedServer> server_;
   std::thread thread_;
   std::atomic<bool> finished_{false};
   int port_ = 0;

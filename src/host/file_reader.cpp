@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,7 +23,46 @@ constexpr size_t kReservedDescriptors = 64;
 std::atomic<size_t> kept_descriptors{0};
 
 std::string ErrnoMessage(const std::filesystem::path& path, int error_number) {
-  return fmt::format("{}: {}", path.string(), std::strerror(error_number));
+  return FileError(path, std::strerror(error_number));
+}
+
+// What a file that is not a regular one is, for the error message.
+std::string_view FileKind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISDIR(mode)) return "a directory";
+  return "a special file";
+}
+
+// Opens `path` for reading without ever blocking (a FIFO without a writer, a tty) and accepts only a
+// regular file of at most kMaxFileBytes (st_size is 0 for procfs and a page for sysfs): returns the
+// descriptor, or -errno with the reason in `error`.
+int OpenRegularFile(const std::filesystem::path& path, std::string* error) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    const int saved = errno;
+    *error = ErrnoMessage(path, saved);
+    return -saved;
+  }
+  struct stat info {};
+  int refused = 0;
+  if (::fstat(fd, &info) != 0) {
+    refused = errno;
+    *error = ErrnoMessage(path, refused);
+  } else if (!S_ISREG(info.st_mode)) {
+    refused = EINVAL;
+    *error = FileError(path, fmt::format("{}, not a regular file", FileKind(info.st_mode)));
+  } else if (static_cast<uint64_t>(info.st_size) > kMaxFileBytes) {
+    refused = EFBIG;
+    *error = FileError(path, fmt::format("larger than {} bytes", kMaxFileBytes));
+  }
+  if (refused != 0) {
+    ::close(fd);
+    return -refused;
+  }
+  return fd;
 }
 
 size_t ComputeBudget() {
@@ -54,7 +94,7 @@ ssize_t ReadAll(int fd, Generated generated, std::string& buffer, const std::fil
     }
     if (used == buffer.size()) {
       if (buffer.size() >= kMaxFileBytes) {
-        *error = fmt::format("{}: larger than {} bytes", path.string(), kMaxFileBytes);
+        *error = FileError(path, fmt::format("larger than {} bytes", kMaxFileBytes));
         return -EFBIG;
       }
       buffer.resize(std::min(buffer.size() * 2, kMaxFileBytes));
@@ -105,11 +145,12 @@ Result<std::string_view> KeptOpenFile::Read() {
 
 Result<std::string_view> KeptOpenFile::Read(std::string& buffer) {
   int fd = fd_;
+  std::string error;
   if (fd < 0) {
-    fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    fd = OpenRegularFile(path_, &error);
     if (fd < 0) {
-      last_errno_ = errno;
-      return Error{ErrnoMessage(path_, last_errno_)};
+      last_errno_ = -fd;
+      return Error{error};
     }
     if (kept_descriptors.fetch_add(1, std::memory_order_relaxed) < KeptDescriptorBudget()) {
       fd_ = fd;
@@ -117,7 +158,6 @@ Result<std::string_view> KeptOpenFile::Read(std::string& buffer) {
       kept_descriptors.fetch_sub(1, std::memory_order_relaxed);
     }
   }
-  std::string error;
   const ssize_t length = ReadAll(fd, generated_, buffer, path_, &error);
   if (fd_ < 0) ::close(fd);  // over budget: this read was a one-off
   if (length < 0) {
@@ -155,6 +195,19 @@ Result<std::string> ReadFileToString(const std::filesystem::path& path) {
   auto text = file.Read();
   if (!text) return Error{text.error()};
   return std::string(*text);
+}
+
+std::optional<std::string> ReadOptionalFile(const std::filesystem::path& path,
+                                            const ProblemReporter& report) {
+  KeptOpenFile file(path);
+  auto text = file.Read();
+  if (text) return std::string(*text);
+  if (!IsGoneErrno(file.last_errno()) && report) report(text.error());
+  return std::nullopt;
+}
+
+std::string FileError(const std::filesystem::path& path, std::string_view message) {
+  return fmt::format("{}: {}", path.string(), message);
 }
 
 Result<std::vector<std::string>> ListDirectory(const std::filesystem::path& path) {

@@ -8,11 +8,20 @@
 // a tree of thousands of processes keeps three files each, so only up to KeptDescriptorBudget() descriptors
 // stay open; past it a file is opened, read and closed each time (slower, never failing with EMFILE and never
 // starving the other collectors).
+//
+// Only regular files are read. The kernel's procfs, sysfs and cgroup files are regular files (of st_size 0
+// or a page), so a FIFO, a device (/dev/zero), a socket or a directory where one is expected is a broken or
+// hostile tree (`--root`, a container's mounts): files are opened non-blocking (a FIFO without a writer
+// would block the open for ever), checked with fstat and refused with an error naming the path, so no read
+// can hang or flood.
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "core/result.hpp"
@@ -49,6 +58,7 @@ class KeptOpenFile {
   Result<std::string_view> Read(std::string& buffer);
   // errno of the last failed Read (0 after success).
   int last_errno() const { return last_errno_; }
+  const std::filesystem::path& path() const { return path_; }
   void Close();
 
  private:
@@ -71,6 +81,33 @@ unsigned long RaiseOpenFileLimit();
 
 // Reads a whole (small) file at once; for files read at start-up only.
 Result<std::string> ReadFileToString(const std::filesystem::path& path);
+
+// Where start-up readers hand what they had to skip (a message naming the file); may be null.
+using ProblemReporter = std::function<void(const std::string&)>;
+
+// A file read at start-up that may legitimately be absent (a cgroup v1 file on a v2 host, a topology file
+// an old kernel lacks): nullopt when it does not exist. A file that exists but cannot be read (not a
+// regular file, no permission, too large) is nullopt too, after `report` was told why.
+std::optional<std::string> ReadOptionalFile(const std::filesystem::path& path, const ProblemReporter& report);
+
+// "PATH: message", for an error about the content of a file: names the file that was actually read (under
+// --root too), not the kernel's usual path.
+std::string FileError(const std::filesystem::path& path, std::string_view message);
+
+// ReadOptionalFile, then `parse` (a parser returning Result<T>): the value, or nullopt when the file is
+// absent, unreadable or malformed (the last two reported, naming the file).
+template <typename Parse>
+auto ReadOptionalParsed(const std::filesystem::path& path, Parse&& parse, const ProblemReporter& report)
+    -> std::optional<std::remove_cvref_t<decltype(*parse(std::string_view()))>> {
+  const auto text = ReadOptionalFile(path, report);
+  if (!text) return std::nullopt;
+  auto parsed = parse(std::string_view(*text));
+  if (!parsed) {
+    if (report) report(FileError(path, parsed.error()));
+    return std::nullopt;
+  }
+  return std::move(*parsed);
+}
 
 // Names in a directory, without "." and "..". Missing or unreadable directories are an error.
 Result<std::vector<std::string>> ListDirectory(const std::filesystem::path& path);

@@ -151,22 +151,31 @@ void LogReader::SkipToNextBlock(uint64_t damage_start, std::string_view reason) 
   resyncing_ = true;
 }
 
+ReadOutcome LogReader::ReadHeader() {
+  if (!error_.empty()) return ReadOutcome::kFailed;
+  if (header_read_) return ReadOutcome::kEnd;
+  incomplete_bytes_ = 0;
+  // Only the first 7 bytes decide: a file of anything else (2 GB of zeros) is refused without reading on.
+  auto view = source_->View(0, kFileHeaderSize);
+  if (!view) return Fail(view.error());
+  const size_t compared = std::min<size_t>(view->size(), kFileHeaderSize - 1);
+  if (compared > 0 && std::memcmp(view->data(), kFileHeader.data(), compared) != 0) {
+    return Fail("not a W&B run log (the file does not start with \":W&B\" and magic 0xBEE1)");
+  }
+  if (view->size() < kFileHeaderSize) return Incomplete(view->size());
+  if (const auto version = static_cast<unsigned char>((*view)[6]); version != 0) {
+    return Fail(fmt::format("unsupported run log version {} (only version 0 exists)", version));
+  }
+  header_read_ = true;
+  position_ = kFileHeaderSize;
+  return ReadOutcome::kEnd;
+}
+
 ReadOutcome LogReader::Next(RawRecord& record) {
   if (!error_.empty()) return ReadOutcome::kFailed;
   incomplete_bytes_ = 0;
   if (!header_read_) {
-    auto view = source_->View(0, kFileHeaderSize);
-    if (!view) return Fail(view.error());
-    const size_t compared = std::min<size_t>(view->size(), kFileHeaderSize - 1);
-    if (compared > 0 && std::memcmp(view->data(), kFileHeader.data(), compared) != 0) {
-      return Fail("not a W&B run log (the file does not start with \":W&B\" and magic 0xBEE1)");
-    }
-    if (view->size() < kFileHeaderSize) return Incomplete(view->size());
-    if (const auto version = static_cast<unsigned char>((*view)[6]); version != 0) {
-      return Fail(fmt::format("unsupported run log version {} (only version 0 exists)", version));
-    }
-    header_read_ = true;
-    position_ = kFileHeaderSize;
+    if (const ReadOutcome header = ReadHeader(); !header_read_) return header;
   }
   for (;;) {
     const uint64_t room = kBlockSize - position_ % kBlockSize;

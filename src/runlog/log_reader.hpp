@@ -75,6 +75,9 @@ class LogReader {
   explicit LogReader(std::unique_ptr<LogSource> source);
 
   ReadOutcome Next(RawRecord& record);
+  // Checks the file header only (Next does it first anyway): kEnd once it is read and W&B's, kIncomplete
+  // while the data is shorter than it, kFailed when the file is not a run log (see error()).
+  ReadOutcome ReadHeader();
   const std::string& error() const { return error_; }
   const std::vector<LogDamage>& damage() const { return damage_; }
   // Where the next read starts; also how far the data has been consumed.

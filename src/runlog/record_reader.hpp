@@ -19,6 +19,8 @@ class RecordReader {
 
   // kRecord: record() and the position fields describe the next record.
   ReadOutcome Next();
+  // The file header only (LogReader::ReadHeader).
+  ReadOutcome ReadHeader() { return log_.ReadHeader(); }
   const wandb::Record& record() const { return record_; }
   uint64_t index() const { return index_; }  // 0-based count of records read before this one
   uint64_t offset() const { return raw_.offset; }

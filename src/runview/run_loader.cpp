@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 #include <fmt/format.h>
 
 namespace runmon::runview {
@@ -12,7 +11,10 @@ namespace runmon::runview {
 Result<std::unique_ptr<RunLoader>> RunLoader::Open(const std::filesystem::path& log) {
   auto fd = runlog::OpenLogForReading(log);
   if (!fd) return Error{fd.error()};
-  return std::unique_ptr<RunLoader>(new RunLoader(log, *fd));
+  std::unique_ptr<RunLoader> loader(new RunLoader(log, *fd));
+  loader->last_outcome_ = loader->reader_.ReadHeader();
+  if (loader->last_outcome_ == runlog::ReadOutcome::kFailed) loader->error_ = loader->reader_.error();
+  return loader;
 }
 
 RunLoader::RunLoader(std::filesystem::path path, int fd)
@@ -34,7 +36,8 @@ bool RunLoader::Read(RunModel& model, std::chrono::steady_clock::duration budget
   // Noted before reading: growth during the read shows as a different size at the next poll.
   size_at_last_read_ = file_size();
   for (uint32_t count = 1;; ++count) {
-    switch (reader_.Next()) {
+    last_outcome_ = reader_.Next();
+    switch (last_outcome_) {
       case runlog::ReadOutcome::kRecord:
         incomplete_ = false;
         model.Ingest(reader_.record());
@@ -62,6 +65,11 @@ bool RunLoader::HasNewData() const {
 
 bool RunLoader::WriterLockHeld() const {
   return runlog::WriterHoldsLock(fd_);
+}
+
+runlog::RunVerdict RunLoader::Verdict(const RunModel& model, double now_seconds) const {
+  return runlog::JudgeRun(runlog::GatherEvidence(reader_.log(), last_outcome_, fd_), model.progress(),
+                          now_seconds);
 }
 
 std::vector<std::string> RunLoader::Warnings() const {

@@ -3,7 +3,8 @@
 // UI stays responsive. Following a growing log costs one fstat per poll; only new bytes are read (the
 // reader resumes at its position, and re-reads a torn record from its first chunk once it is complete).
 // Damage (bad checksums, zeroed blocks, undecodable records) is skipped by the reader and kept here as
-// warnings; what is readable is shown.
+// warnings; what is readable is shown. Opening checks the file header at once, so a file that is not a run
+// log is known (Verdict) before anything is read into a model.
 #pragma once
 
 #include <chrono>
@@ -22,7 +23,7 @@ namespace runmon::runview {
 
 class RunLoader {
  public:
-  // Opens the log (a regular file; FIFOs, devices and directories are refused).
+  // Opens the log (a regular file; FIFOs, devices and directories are refused) and checks its header.
   static Result<std::unique_ptr<RunLoader>> Open(const std::filesystem::path& log);
   ~RunLoader();
   RunLoader(const RunLoader&) = delete;
@@ -35,6 +36,8 @@ class RunLoader {
   bool HasNewData() const;
   // Whether a runmon writer holds the log's lock right now (W&B's writers take none).
   bool WriterLockHeld() const;
+  // What the file is and the state of its run (runlog::JudgeRun), from what was read into `model`.
+  runlog::RunVerdict Verdict(const RunModel& model, double now_seconds) const;
 
   const std::filesystem::path& path() const { return path_; }
   uint64_t position() const { return reader_.log().position(); }
@@ -50,6 +53,7 @@ class RunLoader {
   std::filesystem::path path_;
   int fd_;
   runlog::RecordReader reader_;
+  runlog::ReadOutcome last_outcome_ = runlog::ReadOutcome::kEnd;
   bool incomplete_ = false;
   uint64_t incomplete_bytes_ = 0;
   uint64_t size_at_last_read_ = 0;

@@ -1,7 +1,7 @@
 // Builds a RunModel from W&B records. See run_model.hpp for the odd cases (time origin, non-numeric values).
 #include "runview/run_model.hpp"
 
-#include <charconv>
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -30,42 +30,10 @@ std::string JoinArgs(const google::protobuf::RepeatedPtrField<std::string>& args
 
 }  // namespace
 
-std::string_view RunStateName(RunState state) {
-  switch (state) {
-    case RunState::kRunning:
-      return "running";
-    case RunState::kFinished:
-      return "finished";
-    case RunState::kFailed:
-      return "failed";
-    case RunState::kCrashed:
-      return "crashed";
-  }
-  return "unknown";
-}
-
-std::optional<double> ParseJsonNumber(std::string_view value_json) {
-  // JSON numbers only: no leading '+', no hex, no "inf"/"nan" (from_chars would take those).
-  if (value_json.empty()) return std::nullopt;
-  const char first = value_json.front();
-  if (first != '-' && (first < '0' || first > '9')) return std::nullopt;
-  if (value_json.size() > 1 && first == '-' && (value_json[1] < '0' || value_json[1] > '9')) {
-    return std::nullopt;
-  }
-  double value = 0;
-  const auto [end, error] = std::from_chars(value_json.data(), value_json.data() + value_json.size(), value);
-  if (error != std::errc() || end != value_json.data() + value_json.size() || !std::isfinite(value)) {
-    return std::nullopt;
-  }
-  return value;
-}
-
-bool RunModel::written_by_runmon() const {
-  return overview_.producer.starts_with("runmon");
-}
-
 void RunModel::Ingest(const wandb::Record& record) {
   ++records_;
+  progress_.Note(record);
+  overview_.last_time = progress_.last_time();
   switch (record.record_type_case()) {
     case wandb::Record::kStats:
       IngestStats(record.stats());
@@ -83,8 +51,8 @@ void RunModel::Ingest(const wandb::Record& record) {
       overview_.producer = record.header().version_info().producer();
       break;
     case wandb::Record::kExit:
-      overview_.exit_code = record.exit().exit_code();
-      overview_.exit_runtime = record.exit().runtime();
+      overview_.exit_code = progress_.exit_code();
+      overview_.exit_runtime = progress_.exit_runtime();
       break;
     case wandb::Record::kConfig:
       for (const auto& item : record.config().update()) {
@@ -160,10 +128,6 @@ void RunModel::IngestEnvironment(const wandb::EnvironmentRecord& environment) {
   }
 }
 
-void RunModel::NoteTime(double seconds) {
-  if (!overview_.last_time || seconds > *overview_.last_time) overview_.last_time = seconds;
-}
-
 TimeSeries& RunModel::SystemSeries(std::string_view key, size_t position) {
   if (position < recent_keys_.size() && recent_keys_[position].first == key) {
     return *recent_keys_[position].second;
@@ -181,7 +145,6 @@ TimeSeries& RunModel::SystemSeries(std::string_view key, size_t position) {
 void RunModel::IngestStats(const wandb::StatsRecord& stats) {
   ++stats_records_;
   const double time = TimestampSeconds(stats.timestamp());
-  NoteTime(time);
   if (!time_origin_) time_origin_ = time;
   const double x = time - *time_origin_;
   for (int position = 0; position < stats.item_size(); ++position) {
@@ -203,9 +166,6 @@ void RunModel::IngestHistory(const wandb::HistoryRecord& history) {
     if (item.key() == "_step" ||
         (item.key().empty() && item.nested_key_size() == 1 && item.nested_key(0) == "_step")) {
       if (auto value = ParseJsonNumber(item.value_json())) step = *value;
-    }
-    if (item.key() == "_timestamp") {
-      if (auto value = ParseJsonNumber(item.value_json())) NoteTime(*value);
     }
   }
   history_step_ = step ? *step : history_step_ + 1;
@@ -264,16 +224,23 @@ size_t RunModel::MemoryBytes() const {
   return bytes;
 }
 
-RunState DeriveRunState(const RunModel& model, std::optional<bool> writer_lock_held, double now_seconds,
-                        double quiet_limit_seconds) {
-  const auto& overview = model.overview();
-  if (overview.exit_code) return *overview.exit_code == 0 ? RunState::kFinished : RunState::kFailed;
-  if (writer_lock_held && *writer_lock_held) return RunState::kRunning;
-  // runmon's writer holds its lock until the exit record is written: without it, the writer is gone.
-  if (writer_lock_held && model.written_by_runmon()) return RunState::kCrashed;
-  const auto last = overview.last_time ? overview.last_time : overview.start_time;
-  if (last && now_seconds - *last <= quiet_limit_seconds) return RunState::kRunning;
-  return RunState::kCrashed;
+std::optional<double> RunRuntime(const RunOverview& overview, RunState state, double now_seconds) {
+  if (state == RunState::kRunning && overview.start_time)
+    return std::max(0.0, now_seconds - *overview.start_time);
+  std::optional<double> span;
+  if (overview.start_time && overview.last_time)
+    span = std::max(0.0, *overview.last_time - *overview.start_time);
+  if (overview.exit_runtime && *overview.exit_runtime > 0)
+    return std::max(*overview.exit_runtime, span.value_or(0));
+  return span;
+}
+
+std::string ShortName(std::string_view name, size_t max_bytes) {
+  if (name.size() <= max_bytes) return std::string(name);
+  size_t cut = max_bytes;
+  // Not inside a UTF-8 sequence: back up over its continuation bytes to its first byte.
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(name.substr(0, cut)) + "…";
 }
 
 }  // namespace runmon::runview

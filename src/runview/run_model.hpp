@@ -17,13 +17,17 @@
 #include <utility>
 #include <vector>
 
+#include "runlog/run_state.hpp"
 #include "runlog/wandb_record.pb.h"
 #include "runview/time_series.hpp"
 
 namespace runmon::runview {
 
-enum class RunState { kRunning, kFinished, kFailed, kCrashed };
-std::string_view RunStateName(RunState state);
+// Runs read for display take their states from runlog's one decision (run_state.hpp).
+using runlog::ParseJsonNumber;
+using runlog::RunState;
+using runlog::RunStateName;
+using runlog::RunVerdict;
 
 struct RunOverview {
   std::string id;
@@ -37,7 +41,7 @@ struct RunOverview {
   std::optional<double> start_time;    // seconds since the epoch
   std::optional<double> last_time;     // the newest record timestamp seen
   std::optional<int> exit_code;        // from the exit record
-  std::optional<double> exit_runtime;  // seconds, from the exit record
+  std::optional<double> exit_runtime;  // whole seconds, from the exit record
   std::string command;                 // program and arguments, from the environment record
   std::string gpu_type;                // "NVIDIA H100 80GB HBM3"
   uint32_t gpu_count = 0;
@@ -67,8 +71,8 @@ class RunModel {
   // The labels of a scraped OpenMetrics series ("cpu=0,mode=idle"), from the index -> labels table runmon
   // writes into the run; nullptr when unknown or empty.
   const std::string* SeriesLabels(std::string_view key) const;
-  // Whether the header names runmon as the writer (runmon's writer holds a lock while it writes).
-  bool written_by_runmon() const;
+  // What the records say about the run's state (its writer, exit record, newest record time).
+  const runlog::RunProgress& progress() const { return progress_; }
   size_t MemoryBytes() const;
 
  private:
@@ -78,10 +82,10 @@ class RunModel {
   void IngestHistory(const wandb::HistoryRecord& history);
   void IngestOpenMetricsTable(std::string_view value_json);
   void SetFact(std::string label, std::string value);
-  void NoteTime(double seconds);
   TimeSeries& SystemSeries(std::string_view key, size_t position);
 
   RunOverview overview_;
+  runlog::RunProgress progress_;
   std::map<std::string, TimeSeries, std::less<>> system_;
   std::map<std::string, TimeSeries, std::less<>> history_;
   // The keys of the previous stats record, by position: records repeat their keys in the same order, so a
@@ -100,14 +104,15 @@ class RunModel {
 // The config item runmon writes the OpenMetrics index -> labels table under.
 inline constexpr std::string_view kOpenMetricsTableKey = "_runmon.openmetrics";
 
-// Reads a value_json as a finite number ("12.5", "4", "1e+21", "true" is not a number); nullopt otherwise.
-std::optional<double> ParseJsonNumber(std::string_view value_json);
+// The runtime shown for a run (leet and the dashboard alike): for a run that exited, the exit record's
+// runtime, which W&B's format keeps in whole seconds, or the span of its records when that is longer (a
+// 3.7 s run's exit record says 3); for a running run, the time since its start; otherwise the span of its
+// records. nullopt without a start time (and no exit runtime).
+std::optional<double> RunRuntime(const RunOverview& overview, RunState state, double now_seconds);
 
-// The state shown for a run: finished (exit code 0) or failed (other codes) once the exit record is in;
-// otherwise running while a writer is known to hold the log (runmon's lock) or, for W&B's writers that take
-// no lock, while data arrived in the last `quiet_limit_seconds` (W&B's LEET: 10 minutes); else crashed.
-// `writer_lock_held`: nullopt when unknown.
-RunState DeriveRunState(const RunModel& model, std::optional<bool> writer_lock_held, double now_seconds,
-                        double quiet_limit_seconds = 600);
+// A run's name as lists, overviews and labels show it: at most `max_bytes` (cut before a character, then
+// "…"), since a run's name may be megabytes long. The whole name stays in RunOverview.
+inline constexpr size_t kMaxShownNameBytes = 256;
+std::string ShortName(std::string_view name, size_t max_bytes = kMaxShownNameBytes);
 
 }  // namespace runmon::runview

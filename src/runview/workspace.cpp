@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 
 #include <fmt/format.h>
 
@@ -70,59 +71,93 @@ Result<std::vector<RunEntry>> ScanRuns(const fs::path& wandb_dir) {
   return runs;
 }
 
+namespace {
+
+// Appends up to `length` bytes of `fd` from `offset` to `bytes` (fewer at the end of the file).
+void AppendRange(int fd, uint64_t offset, uint64_t length, std::string& bytes) {
+  const size_t start = bytes.size();
+  bytes.resize(start + length);
+  size_t got = 0;
+  while (got < length) {
+    const ssize_t n = ::pread(fd, bytes.data() + start + got, length - got, static_cast<off_t>(offset + got));
+    if (n > 0) {
+      got += static_cast<size_t>(n);
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  bytes.resize(start + got);
+}
+
+// Reads the head into `bytes`: block 0, grown (x4 at a time, in whole blocks) until every record that
+// starts in block 0 is whole or kMaxHeadBytes is reached.
+void ReadHead(int fd, uint64_t size, std::string& bytes) {
+  constexpr uint64_t kBlock = runlog::kBlockSize;
+  uint64_t head = std::min(size, kBlock);
+  for (;;) {
+    bytes.clear();
+    AppendRange(fd, 0, head, bytes);
+    if (head >= size || head >= kMaxHeadBytes) return;
+    runlog::LogReader reader(runlog::MemorySource(bytes));
+    runlog::RawRecord record;
+    runlog::ReadOutcome outcome;
+    do {
+      outcome = reader.Next(record);
+    } while (outcome == runlog::ReadOutcome::kRecord && record.offset < kBlock);
+    // Incomplete at the head's end, in a record that started in block 0: read further.
+    if (outcome != runlog::ReadOutcome::kIncomplete || reader.position() >= kBlock) return;
+    head = std::min({size, kMaxHeadBytes, head * 4});
+  }
+}
+
+}  // namespace
+
 RunSummary SummarizeRun(const fs::path& log, double now_seconds) {
   RunSummary summary;
   auto opened = runlog::OpenLogForReading(log);
   if (!opened) {
-    summary.error = opened.error();
+    summary.verdict.reason = opened.error();
     return summary;
   }
   const int fd = *opened;
   struct stat info {};
   ::fstat(fd, &info);
   summary.size = static_cast<uint64_t>(info.st_size);
-  // Block 0, then the last two whole blocks: block boundaries keep their offsets modulo the block size, so
-  // the reader's framing stays aligned and it resyncs at the junction.
+  // The head, then the last two whole blocks: block boundaries keep their offsets modulo the block size,
+  // so the reader's framing stays aligned and it resyncs at the junction.
   constexpr uint64_t kBlock = runlog::kBlockSize;
-  const uint64_t tail_start = summary.size > 3 * kBlock ? (summary.size / kBlock - 2) * kBlock : kBlock;
   std::string bytes;
-  const auto read_range = [&](uint64_t offset, uint64_t length) {
-    const size_t start = bytes.size();
-    bytes.resize(start + length);
-    const ssize_t n = ::pread(fd, bytes.data() + start, length, static_cast<off_t>(offset));
-    bytes.resize(start + static_cast<size_t>(std::max<ssize_t>(n, 0)));
-  };
-  read_range(0, std::min(summary.size, kBlock));
-  if (summary.size > kBlock) read_range(tail_start, summary.size - tail_start);
-  const bool lock_held = runlog::WriterHoldsLock(fd);
-  ::close(fd);
+  ReadHead(fd, summary.size, bytes);
+  const uint64_t head_end = bytes.size();
+  const uint64_t last_blocks = summary.size / kBlock >= 2 ? (summary.size / kBlock - 2) * kBlock : 0;
+  const uint64_t tail_start = std::max(head_end, last_blocks);
+  if (summary.size > tail_start) AppendRange(fd, tail_start, summary.size - tail_start, bytes);
+  const bool has_junction = tail_start > head_end && summary.size > tail_start;
 
   runlog::RecordReader reader(runlog::MemorySource(bytes));
   RunModel model;
-  for (;;) {
-    const auto outcome = reader.Next();
-    if (outcome != runlog::ReadOutcome::kRecord) {
-      if (outcome == runlog::ReadOutcome::kFailed) summary.error = reader.error();
-      break;
-    }
-    model.Ingest(reader.record());
-  }
+  runlog::ReadOutcome outcome;
+  while ((outcome = reader.Next()) == runlog::ReadOutcome::kRecord) model.Ingest(reader.record());
+  runlog::LogEvidence evidence = runlog::GatherEvidence(reader.log(), outcome, fd);
+  ::close(fd);
   // The junction between the head and the tail cuts records in two: the reader reports their halves (a
   // record without its last or first chunk, one that does not decode) as damage touching it. Checksum
   // mismatches, zeroed or impossible chunks are the log's own damage wherever they are.
-  const uint64_t junction = std::min<uint64_t>(bytes.size(), kBlock);
+  evidence.damaged = false;
   for (const auto& range : reader.damage()) {
-    const bool touches_junction = range.offset <= junction && junction <= range.offset + range.length;
+    const bool touches_junction = range.offset <= head_end && head_end <= range.offset + range.length;
     const bool cut_record =
         range.reason.find("record") != std::string::npos || range.reason.find("decode") != std::string::npos;
-    if (summary.size > kBlock && touches_junction && cut_record) continue;
-    const uint64_t file_offset = range.offset < kBlock ? range.offset : range.offset - kBlock + tail_start;
+    if (has_junction && touches_junction && cut_record) continue;
+    const uint64_t file_offset =
+        range.offset < head_end ? range.offset : range.offset - head_end + tail_start;
     summary.warning = fmt::format("damaged log: {} bytes skipped at offset {} ({})", range.length,
                                   file_offset, range.reason);
+    evidence.damaged = true;
     break;
   }
   summary.overview = model.overview();
-  summary.state = DeriveRunState(model, lock_held, now_seconds);
+  summary.verdict = runlog::JudgeRun(evidence, model.progress(), now_seconds);
   return summary;
 }
 

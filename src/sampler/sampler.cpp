@@ -182,6 +182,7 @@ struct Sampler::Lane {
         if (quit) break;
         // Moved to another lane while this one was stuck: that lane runs it now.
         if (entry.owner != this) continue;
+        if (entry.state.health == CollectorHealth::kEnded) continue;
         if (!tick.final && tick.index < entry.retry_at_tick) continue;
         running = &entry;
         running_since = Clock::now();
@@ -197,9 +198,17 @@ struct Sampler::Lane {
         error = "unexpected exception";
       }
       const bool produced = batch.items().size() > before;
+      const bool ended = !error && entry.collector->Ended();
       std::lock_guard guard(shared->mutex);
       const double millis = std::chrono::duration<double, std::milli>(Clock::now() - running_since).count();
       running = nullptr;
+      if (ended) {
+        entry.state.health = CollectorHealth::kEnded;  // the run's end for this source, not a failure
+        entry.state.message.clear();
+        entry.state.last_millis = millis;
+        ++entry.state.collections;
+        continue;
+      }
       UpdateState(entry, tick, error, produced, millis);
     }
   }

@@ -11,8 +11,10 @@
 // deadline at most. A watchdog does the same for the leading lane: when one of its collectors has not
 // returned within the deadline, the lead passes to a new lane with the leader's other collectors.
 // A collector that fails is retried with exponential backoff (1, 2, 4, ... ticks, at most about a minute);
-// its state is visible through States() and every change is logged. The sink and the logger are called
-// by the leading thread (and by Run() at the end), one call at a time, never with a lock held.
+// its state is visible through States() and every change is logged. A collector whose source has ended
+// (Collector::Ended: the monitored process exited) is not run again and nothing is logged. The sink and the
+// logger are called by the leading thread (and by Run() at the end), one call at a time, never with a lock
+// held.
 #pragma once
 
 #include <chrono>
@@ -37,7 +39,7 @@ struct SamplerOptions {
   double max_backoff_seconds = 60.0;
 };
 
-enum class CollectorHealth { kOk, kDegraded, kFailing, kHung };
+enum class CollectorHealth { kOk, kDegraded, kFailing, kHung, kEnded };
 
 struct CollectorState {
   std::string name;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "runlog/run_directory.hpp"
+#include "runview/run_loader.hpp"
 #include "runview/workspace.hpp"
 
 namespace runmon::tui {
@@ -12,6 +13,12 @@ namespace {
 
 bool IsWandbFile(const fs::path& path) {
   return path.filename().string().ends_with(".wandb");
+}
+
+// Whether the file's header says it is a run log (runlog::JudgeRun's "not a run log" otherwise).
+bool IsRunLog(const fs::path& log) {
+  auto loader = runview::RunLoader::Open(log);
+  return loader && (*loader)->Verdict(runview::RunModel(), 0).state != runview::RunState::kNotARunLog;
 }
 
 }  // namespace
@@ -31,8 +38,9 @@ Result<LeetTarget> ResolveLeetPath(const std::optional<fs::path>& path) {
           "no ./wandb directory here: run `runmon run -- COMMAND` first, or name a run directory, a "
           ".wandb file or a wandb directory"};
     }
-    // The latest run opens; the workspace is one esc away. An empty workspace opens as a workspace.
-    if (auto latest = runlog::FindRunLog(target.wandb_dir)) {
+    // The latest run opens; the workspace is one esc away. An empty workspace opens as a workspace, and so
+    // does one whose latest run is not a run log (it is listed as such there).
+    if (auto latest = runlog::FindRunLog(target.wandb_dir); latest && IsRunLog(*latest)) {
       target.mode = LeetMode::kSingleRun;
       target.run_log = *latest;
     }

@@ -1,5 +1,6 @@
-// What `runmon leet [PATH]` opens: nothing (./wandb, else ./.wandb, with its latest run open), a wandb
-// directory (a workspace of runs), a run directory (its one run-*.wandb), or a .wandb file.
+// What `runmon leet [PATH]` opens: nothing (./wandb, else ./.wandb, with its latest run open unless that
+// is not a run log: then its workspace), a wandb directory (a workspace of runs), a run directory (its one
+// run-*.wandb), or a .wandb file.
 #pragma once
 
 #include <filesystem>

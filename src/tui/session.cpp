@@ -36,6 +36,11 @@ Result<std::unique_ptr<LeetSession>> LeetSession::Open(const LeetTarget& target)
   if (target.mode == LeetMode::kSingleRun) {
     auto loader = runview::RunLoader::Open(target.run_log);
     if (!loader) return Error{loader.error()};
+    // Refused as `runmon dump` refuses it: the same verdict, the same words.
+    const auto verdict = (*loader)->Verdict(runview::RunModel(), WallSeconds());
+    if (verdict.state == runview::RunState::kNotARunLog) {
+      return Error{fmt::format("{}: {}", target.run_log.string(), verdict.reason)};
+    }
     session->runs_[target.run_log].loader = std::move(*loader);
     session->opened_from_workspace_ = !target.wandb_dir.empty() && InRunDirectory(target.run_log);
   } else {
@@ -116,18 +121,18 @@ bool LeetSession::Rescan(double now_seconds, Clock::time_point deadline) {
     const int64_t modified =
         exists ? static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec : 0;
     if (summary.checked && summary.size == size && summary.modified_ns == modified &&
-        summary.summary.state != runview::RunState::kRunning) {
+        summary.summary.verdict.state != runview::RunState::kRunning) {
       continue;
     }
-    const runview::RunState previous_state = summary.summary.state;
+    const runview::RunState previous_state = summary.summary.verdict.state;
     const bool first = !summary.checked;
     if (entry.log.empty()) {
       summary.summary = runview::RunSummary{};
-      summary.summary.error = "no run log in the directory";
+      summary.summary.verdict.reason = "no run log in the directory";
     } else {
       summary.summary = runview::SummarizeRun(entry.log, now_seconds);
     }
-    changed = changed || first || summary.size != size || previous_state != summary.summary.state;
+    changed = changed || first || summary.size != size || previous_state != summary.summary.verdict.state;
     summary.size = size;
     summary.modified_ns = modified;
     summary.checked = true;
@@ -135,12 +140,22 @@ bool LeetSession::Rescan(double now_seconds, Clock::time_point deadline) {
   return changed;
 }
 
+const runview::RunVerdict* LeetSession::KnownVerdict(const runview::RunEntry& entry) const {
+  const auto it = summaries_.find(entry.directory_name);
+  return it != summaries_.end() && it->second.checked ? &it->second.summary.verdict : nullptr;
+}
+
+bool LeetSession::Chartable(const runview::RunEntry& entry) const {
+  const runview::RunVerdict* verdict = KnownVerdict(entry);
+  return !entry.log.empty() && (verdict == nullptr || verdict->state != runview::RunState::kNotARunLog);
+}
+
 std::vector<const runview::RunEntry*> LeetSession::ChartedEntries() const {
   std::vector<const runview::RunEntry*> charted;
   for (const auto& entry : entries_) {
-    if (selected_.count(entry.directory_name) > 0 && !entry.log.empty()) charted.push_back(&entry);
+    if (selected_.count(entry.directory_name) > 0 && Chartable(entry)) charted.push_back(&entry);
   }
-  if (charted.empty() && cursor_ < entries_.size() && !entries_[cursor_].log.empty()) {
+  if (charted.empty() && cursor_ < entries_.size() && Chartable(entries_[cursor_])) {
     charted.push_back(&entries_[cursor_]);
   }
   return charted;
@@ -165,9 +180,9 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
     if (it == runs_.end()) return model;
     LoadedRun& run = it->second;
     model.chart_runs = {&run.model};
-    model.chart_run_labels = {run.model.overview().name};
+    model.chart_run_labels = {runview::ShortName(run.model.overview().name)};
     model.overview_run = &run.model;
-    model.overview_state = runview::DeriveRunState(run.model, run.loader->WriterLockHeld(), now_seconds);
+    model.overview_state = run.loader->Verdict(run.model, now_seconds).state;
     model.warnings = run.loader->Warnings();
     model.loading = !run.caught_up;
     const uint64_t size = run.loader->file_size();
@@ -187,15 +202,21 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
     const auto summary = summaries_.find(entry.directory_name);
     if (summary != summaries_.end() && summary->second.checked) {
       const runview::RunSummary& known = summary->second.summary;
-      item.name = !known.overview.name.empty() ? known.overview.name : known.overview.id;
-      item.state = known.state;
-      item.readable = known.error.empty();
+      item.name = runview::ShortName(!known.overview.name.empty() ? known.overview.name : known.overview.id);
+      item.state = known.verdict.state;
       item.damaged = !known.warning.empty();
     } else {
       item.summarised = false;
     }
     if (item.name.empty()) item.name = entry.id.empty() ? entry.directory_name : entry.id;
     model.runs.push_back(std::move(item));
+  }
+  // Why the run under the cursor is not a run (it is listed, never charted or opened).
+  if (cursor_ < entries_.size()) {
+    const runview::RunVerdict* verdict = KnownVerdict(entries_[cursor_]);
+    if (verdict != nullptr && verdict->state == runview::RunState::kNotARunLog) {
+      model.warnings.push_back(model.runs[cursor_].name + ": " + verdict->reason);
+    }
   }
   ReleaseUnused();
   uint64_t position = 0;
@@ -205,9 +226,9 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
     if (run == nullptr) continue;
     model.chart_runs.push_back(&run->model);
     const auto& overview = run->model.overview();
-    model.chart_run_labels.push_back(!overview.name.empty() ? overview.name
-                                     : !overview.id.empty() ? overview.id
-                                                            : entry->directory_name);
+    model.chart_run_labels.push_back(runview::ShortName(!overview.name.empty() ? overview.name
+                                                        : !overview.id.empty() ? overview.id
+                                                                               : entry->directory_name));
     model.loading = model.loading || !run->caught_up;
     position += run->loader->position();
     size += run->loader->file_size();
@@ -225,7 +246,7 @@ bool LeetSession::Apply(ViewAction action, LeetView& view) {
     case ViewAction::kOpenRun: {
       if (mode_ != LeetMode::kWorkspace || view.run_cursor() >= entries_.size()) break;
       const runview::RunEntry& entry = entries_[view.run_cursor()];
-      if (entry.log.empty() || Load(entry.log) == nullptr) break;
+      if (!Chartable(entry) || Load(entry.log) == nullptr) break;
       mode_ = LeetMode::kSingleRun;
       current_log_ = entry.log;
       opened_from_workspace_ = true;

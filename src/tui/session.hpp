@@ -26,8 +26,10 @@ class LeetSession {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Fails when the run to open cannot be read at all (missing, not a regular file) or the workspace
-  // directory cannot be listed.
+  // Fails when the run to open cannot be read at all (missing, not a regular file, not a run log: the same
+  // verdict and words as `runmon dump`) or the workspace directory cannot be listed. In a workspace, a
+  // directory whose log is not a run log is listed as such ("not a run log", the reason in the status bar
+  // while the cursor is on it) and is never charted or opened.
   static Result<std::unique_ptr<LeetSession>> Open(const LeetTarget& target);
 
   // A slice of work within `budget`: loads runs not read to the end, reads what running runs appended,
@@ -62,6 +64,10 @@ class LeetSession {
   LoadedRun* Load(const std::filesystem::path& log);
   bool Rescan(double now_seconds, Clock::time_point deadline);
   void ReleaseUnused();
+  // The entry's verdict from its summary (nullptr before it is summarised).
+  const runview::RunVerdict* KnownVerdict(const runview::RunEntry& entry) const;
+  // Has a log that is not known to be something other than a run log.
+  bool Chartable(const runview::RunEntry& entry) const;
   std::vector<const runview::RunEntry*> ChartedEntries() const;
   size_t CursorIndex(const LeetView& view) const;
 

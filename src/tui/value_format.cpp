@@ -8,8 +8,9 @@
 //   %: no space, "87.5%"
 //   anything else (W, °C, MHz, ms, J, ...): the unit kept after a space; values of 10000 or more take a
 //   decimal suffix on the number ("12.5k J"). MHz stays MHz ("1410 MHz"), as the catalog names it.
-// Durations are truncated like a clock, not rounded; under 10 s they keep a tenth when they have one
-// ("2.5s"); hours and minutes are used below two days ("26h05m"), days and hours from there ("2d04h").
+// Durations are truncated like a clock, not rounded; under a minute they keep a tenth when they have one
+// ("3.7s", "45.2s": a run's runtime beside charts that end at 3.7 s); hours and minutes are used below two
+// days ("26h05m"), days and hours from there ("2d04h"). The dashboard (web/src/format.ts) uses the same rule.
 #include "tui/value_format.hpp"
 
 #include <array>
@@ -131,15 +132,14 @@ std::string FormatDuration(double seconds) {
   }
   // Truncated like a clock (a window from 10.5 s reads "10s"); the epsilon keeps 2.3 from reading 2.2.
   constexpr double kEpsilon = 1e-6;
-  if (seconds < 10) {
-    std::string text = fmt::format("{:.1f}", std::floor(seconds * 10 + kEpsilon) / 10);
+  if (const double tenths = std::floor(seconds * 10 + kEpsilon); tenths < 600) {
+    std::string text = fmt::format("{:.1f}", tenths / 10);
     StripZeros(&text);
     return text + "s";
   }
   constexpr double kMaxWhole = 9.2e18;  // what fits in an int64 second count
   if (seconds >= kMaxWhole) return FormatNumber(seconds / 86400) + "d";
   const auto total = static_cast<int64_t>(seconds + kEpsilon);
-  if (total < 60) return fmt::format("{}s", total);
   if (total < 3600) return fmt::format("{}m{:02}s", total / 60, total % 60);
   if (total < 2 * 86400) return fmt::format("{}h{:02}m", total / 3600, total % 3600 / 60);
   return fmt::format("{}d{:02}h", total / 86400, total % 86400 / 3600);

@@ -40,6 +40,8 @@ Style StateStyle(runview::RunState state) {
       return {203, kDefaultColor, kBold};
     case runview::RunState::kCrashed:
       return {214, kDefaultColor, kBold};
+    case runview::RunState::kNotARunLog:
+      return kWarningStyle;
   }
   return {};
 }
@@ -458,19 +460,13 @@ void LeetView::RenderOverview(CellGrid& grid, Rect area, const ViewModel& model)
       {"State", std::string(runview::RunStateName(model.overview_state)), StateStyle(model.overview_state)});
   if (overview.exit_code) lines.push_back({"Exit code", std::to_string(*overview.exit_code), {}});
   lines.push_back({"ID", overview.id.empty() ? "?" : overview.id, {}});
-  if (!overview.name.empty()) lines.push_back({"Name", overview.name, {}});
+  if (!overview.name.empty()) lines.push_back({"Name", runview::ShortName(overview.name), {}});
   if (!overview.project.empty()) lines.push_back({"Project", overview.project, {}});
   if (!overview.host.empty()) lines.push_back({"Host", overview.host, {}});
   if (overview.start_time) lines.push_back({"Started", FormatLocalTime(*overview.start_time), {}});
-  std::optional<double> runtime;
-  if (overview.exit_runtime && *overview.exit_runtime > 0) {
-    runtime = overview.exit_runtime;
-  } else if (overview.start_time && model.overview_state == runview::RunState::kRunning) {
-    runtime = model.now_seconds - *overview.start_time;
-  } else if (overview.start_time && overview.last_time) {
-    runtime = *overview.last_time - *overview.start_time;
+  if (const auto runtime = runview::RunRuntime(overview, model.overview_state, model.now_seconds)) {
+    lines.push_back({"Runtime", FormatDuration(*runtime), {}});
   }
-  if (runtime) lines.push_back({"Runtime", FormatDuration(std::max(0.0, *runtime)), {}});
   lines.push_back({"Samples", GroupedCount(run.stats_records()), {}});
   if (!overview.tags.empty()) {
     std::string tags;
@@ -527,18 +523,12 @@ void LeetView::RenderRunsList(CellGrid& grid, Rect area, const ViewModel& model)
     grid.PutText(inner.x, y, cursor ? "▶" : " ", name_style, 1);
     grid.PutText(inner.x + 1, y, entry.selected ? "●" : "○",
                  entry.selected ? Style{75, kDefaultColor, kBold} : kDimStyle, 1);
-    const int name_x =
-        inner.x + 3 + (entry.damaged ? grid.PutText(inner.x + 3, y, "⚠ ", kWarningStyle, 2) : 0);
+    const bool marked = entry.damaged || (entry.summarised && entry.state == runview::RunState::kNotARunLog);
+    const int name_x = inner.x + 3 + (marked ? grid.PutText(inner.x + 3, y, "⚠ ", kWarningStyle, 2) : 0);
     grid.PutText(name_x, y, entry.name, name_style, inner.x + inner.width - name_x);
     int x = inner.x + 3;
-    const std::string_view state = !entry.summarised ? "…"
-                                   : entry.readable  ? runview::RunStateName(entry.state)
-                                                     : "unreadable";
-    x += grid.PutText(x, y + 1, state,
-                      !entry.summarised ? kDimStyle
-                      : entry.readable  ? StateStyle(entry.state)
-                                        : kWarningStyle,
-                      inner.width - 3);
+    x += grid.PutText(x, y + 1, entry.summarised ? runview::RunStateName(entry.state) : "…",
+                      entry.summarised ? StateStyle(entry.state) : kDimStyle, inner.width - 3);
     grid.PutText(x, y + 1, " · " + entry.started, kDimStyle, inner.x + inner.width - x);
   }
 }
@@ -641,7 +631,7 @@ void LeetView::RenderStatus(CellGrid& grid, Rect area, const ViewModel& model) {
         fmt::format(" {} · {} run{}", model.location, model.runs.size(), model.runs.size() == 1 ? "" : "s");
   } else if (model.overview_run != nullptr) {
     const runview::RunOverview& overview = model.overview_run->overview();
-    left = fmt::format(" {} · {}", overview.name.empty() ? overview.id : overview.name,
+    left = fmt::format(" {} · {}", runview::ShortName(overview.name.empty() ? overview.id : overview.name),
                        runview::RunStateName(model.overview_state));
   }
   if (model.loading) left += fmt::format(" · loading {:.0f}%", model.loaded_fraction * 100);

@@ -24,11 +24,10 @@
 namespace runmon::tui {
 
 struct RunListEntry {
-  std::string name;     // display name, else id, else directory name
-  std::string started;  // "2026-11-29 19:45"
-  runview::RunState state = runview::RunState::kCrashed;
+  std::string name;                                       // display name, else id, else directory name
+  std::string started;                                    // "2026-11-29 19:45"
+  runview::RunState state = runview::RunState::kCrashed;  // kNotARunLog: shown with a warning mark
   bool selected = false;
-  bool readable = true;    // false: the log could not be read (shown with a warning mark)
   bool summarised = true;  // false: not read yet (state unknown)
   bool damaged = false;    // damage was seen in the log (shown with a warning mark)
 };

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/utf8.hpp"
+#include "core/wall_clock.hpp"
 #include "runlog/run_directory.hpp"
 #include "runview/metric_groups.hpp"
 #include "web/downsample.hpp"
@@ -82,13 +83,6 @@ void AppendNumber(std::string& out, float value) {
   fmt::format_to(std::back_inserter(out), "{}", value);
 }
 
-std::optional<double> Duration(const runview::RunOverview& overview) {
-  if (overview.exit_runtime && *overview.exit_runtime > 0) return overview.exit_runtime;
-  if (overview.start_time && overview.last_time)
-    return std::max(0.0, *overview.last_time - *overview.start_time);
-  return std::nullopt;
-}
-
 json OptionalNumber(const std::optional<double>& value) {
   return value ? json(*value) : json(nullptr);
 }
@@ -106,7 +100,7 @@ std::string SectionName(runview::ChartSection section) {
 }
 
 std::string DisplayName(const runview::RunOverview& overview, std::string_view dir) {
-  if (!overview.name.empty()) return overview.name;
+  if (!overview.name.empty()) return runview::ShortName(overview.name);
   if (!overview.id.empty()) return overview.id;
   return std::string(dir);
 }
@@ -270,7 +264,7 @@ std::string ChartBody(const SelectedSeries& selected, const LockedRuns& locked, 
 // The runs table's warning: the log cannot be read, or damage was seen in its head or tail.
 json RowWarning(const RunRow& run) {
   if (!run.summary) return nullptr;
-  if (!run.summary->error.empty()) return Text(run.summary->error);
+  if (!run.summary->verdict.reason.empty()) return Text(run.summary->verdict.reason);
   if (!run.summary->warning.empty()) return Text(run.summary->warning);
   return nullptr;
 }
@@ -323,9 +317,10 @@ ApiResponse ListRuns(const RunStore& store, const QueryParams& params) {
     const std::string name = DisplayName(overview, run.entry.id.empty() ? dir : run.entry.id);
     const std::string id = overview.id.empty() ? run.entry.id : overview.id;
     const std::string state =
-        !run.summary ? "unknown" : std::string(runview::RunStateName(run.summary->state));
+        !run.summary ? "unknown" : std::string(runview::RunStateName(run.summary->verdict.state));
     std::optional<double> start = overview.start_time;
-    const auto duration = Duration(overview);
+    const auto duration =
+        run.summary ? runview::RunRuntime(overview, run.summary->verdict.state, WallSeconds()) : std::nullopt;
     if (!query.empty()) {
       const std::string haystack =
           AsciiLowercase(name + "\n" + id + "\n" + overview.host + "\n" + overview.command + "\n" +
@@ -430,7 +425,7 @@ ApiResponse DescribeRun(RunStore& store, std::string_view dir) {
                {"state", std::string(runview::RunStateName(run->state))},
                {"exit_code", overview.exit_code ? json(*overview.exit_code) : json(nullptr)},
                {"start", OptionalNumber(overview.start_time)},
-               {"duration", OptionalNumber(Duration(overview))},
+               {"duration", OptionalNumber(runview::RunRuntime(overview, run->state, WallSeconds()))},
                {"samples", model.stats_records()},
                {"loading", !run->caught_up},
                {"warnings", std::move(warnings)},

@@ -114,7 +114,7 @@ std::shared_ptr<LoadedRun> RunStore::Acquire(std::string_view dir, std::chrono::
   {
     std::unique_lock lock(run->mutex);
     run->caught_up = run->loader->Read(run->model, first_slice) || !run->loader->error().empty();
-    run->state = runview::DeriveRunState(run->model, run->loader->WriterLockHeld(), WallSeconds());
+    run->state = run->loader->Verdict(run->model, WallSeconds()).state;
   }
   Changed(false);
   return run;
@@ -201,15 +201,15 @@ void RunStore::Rescan(Clock::time_point deadline) {
     const auto& name = row.entry.directory_name;
     const bool same_file = summary_sizes_.count(name) > 0 && summary_sizes_[name] == stamp.size &&
                            summary_times_[name] == stamp.modified_ns;
-    if (row.summary && same_file && row.summary->state != runview::RunState::kRunning) continue;
+    if (row.summary && same_file && row.summary->verdict.state != runview::RunState::kRunning) continue;
     runview::RunSummary summary;
     if (row.entry.log.empty()) {
-      summary.error = "no run log in the directory";
+      summary.verdict.reason = "no run log in the directory";
     } else {
       summary = runview::SummarizeRun(row.entry.log, now);
     }
-    const bool differs = !row.summary || row.summary->state != summary.state || !same_file ||
-                         row.summary->error != summary.error;
+    const bool differs = !row.summary || row.summary->verdict.state != summary.verdict.state || !same_file ||
+                         row.summary->verdict.reason != summary.verdict.reason;
     summaries_changed = summaries_changed || differs;
     row.summary = std::move(summary);
     summary_sizes_[name] = stamp.size;
@@ -244,7 +244,7 @@ void RunStore::Follow(Clock::time_point deadline) {
         run->caught_up = run->loader->Read(run->model, budget) || !run->loader->error().empty();
         changed = run->model.data_version() != before;
       }
-      const auto state = runview::DeriveRunState(run->model, run->loader->WriterLockHeld(), WallSeconds());
+      const auto state = run->loader->Verdict(run->model, WallSeconds()).state;
       changed = changed || state != run->state;
       run->state = state;
     }

@@ -5,18 +5,23 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <map>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "core/access.hpp"
+#include "http_server/bounded_server.hpp"
 #include "web/api.hpp"
 
 namespace runmon::web {
 namespace {
 
-constexpr size_t kMaxBodyBytes = kMaxLayoutBytes + 1024;
+using http_server::BoundedServer;
+// The bytes a layout body may take on the wire: the layout's cap with room for chunked framing. Reading
+// stops there whatever the framing says (a chunk-size line without an end, say).
+constexpr size_t kMaxBodyWireBytes = 1024 * 1024;
 constexpr int kMaxEventStreams = 32;
 constexpr auto kKeepAliveComment = std::chrono::seconds(15);
 constexpr std::string_view kCookieName = "runmon_token";
@@ -57,6 +62,29 @@ std::string WithoutToken(const httplib::Request& req) {
   return req.path + query;
 }
 
+http_server::ServerLimits Limits() {
+  http_server::ServerLimits limits;
+  limits.max_body_bytes = kMaxBodyWireBytes;
+  return limits;
+}
+
+// Every error response, the library's own included, is {"error": "message"} (docs/serve-api.md).
+void SendError(httplib::Response& res, int status, std::string_view message) {
+  Send(res, ErrorResponse(status, message));
+}
+
+// A Content-Length over the cap (or not a number) is refused before a byte of the body is read.
+std::optional<int> DeclaredLengthProblem(const httplib::Request& req) {
+  const std::string length = req.get_header_value("Content-Length");
+  if (length.empty()) return std::nullopt;
+  size_t value = 0;
+  const auto [end, error] = std::from_chars(length.data(), length.data() + length.size(), value);
+  if (error == std::errc::result_out_of_range) return 413;
+  if (error != std::errc() || end != length.data() + length.size()) return 400;
+  if (value > kMaxLayoutBytes) return 413;
+  return std::nullopt;
+}
+
 }  // namespace
 
 Status CheckServeOptions(const ServeOptions& options) {
@@ -75,23 +103,8 @@ DashboardServer::DashboardServer(RunStore& store, ServeOptions options, std::spa
     : store_(store),
       options_(std::move(options)),
       assets_(assets),
-      server_(std::make_unique<httplib::Server>()) {
-  // Event streams hold a thread each while open: a pool larger than the stream cap.
-  server_->new_task_queue = [] { return new httplib::ThreadPool(kMaxEventStreams + 16); };
-  // SO_REUSEADDR only: cpp-httplib's default adds SO_REUSEPORT, which would let a second server share a
-  // port that is in use instead of failing.
-  server_->set_socket_options([](socket_t sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  // Headers and body go out in separate writes: without TCP_NODELAY, Nagle's algorithm holds the body until
-  // the client's delayed ACK (40 ms a response).
-  server_->set_tcp_nodelay(true);
-  server_->set_read_timeout(5, 0);
-  server_->set_write_timeout(5, 0);
-  server_->set_keep_alive_timeout(5);
-  server_->set_keep_alive_max_count(1000);
-  server_->set_payload_max_length(kMaxBodyBytes);
+      server_(std::make_unique<BoundedServer>(Limits(), SendError)) {
+  server_->set_payload_max_length(kMaxLayoutBytes);
   Routes();
 }
 
@@ -101,11 +114,11 @@ DashboardServer::~DashboardServer() {
 
 Status DashboardServer::Bind() {
   if (options_.port == 0) {
-    port_ = server_->bind_to_any_port(options_.host);
+    port_ = server_->BindToAnyPort(options_.host);
     if (port_ <= 0) return Error{fmt::format("cannot listen on {}: no free port", options_.host)};
     return OkStatus();
   }
-  if (!server_->bind_to_port(options_.host, options_.port)) {
+  if (!server_->BindToPort(options_.host, options_.port)) {
     return Error{fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)",
                              options_.host, options_.port)};
   }
@@ -130,8 +143,30 @@ void DashboardServer::Stop() {
   }
 }
 
+bool DashboardServer::Allowed(const httplib::Request& req, httplib::Response& res) const {
+  if (options_.token.empty()) {
+    // No token: loopback only, and the page must have been loaded from a loopback name.
+    if (IsLoopbackHostHeader(req.get_header_value("Host"))) return true;
+    SendError(res, 403, "this server answers only requests addressed to a loopback host");
+    return false;
+  }
+  const std::string authorization = req.get_header_value("Authorization");
+  if (authorization.starts_with("Bearer ") && SameSecret(authorization.substr(7), options_.token))
+    return true;
+  if (SameSecret(CookieValue(req, kCookieName), options_.token)) return true;
+  if (req.has_param("token") && SameSecret(req.get_param_value("token"), options_.token)) {
+    res.status = 303;
+    res.set_header("Location", WithoutToken(req));
+    res.set_header("Set-Cookie",
+                   fmt::format("{}={}; HttpOnly; SameSite=Strict; Path=/", kCookieName, options_.token));
+    return false;
+  }
+  SendError(res, 401, "a token is required: open the URL runmon serve printed (…/?token=…)");
+  return false;
+}
+
 void DashboardServer::Routes() {
-  httplib::Server& server = *server_;
+  BoundedServer& server = *server_;
   server.set_default_headers({{"X-Content-Type-Options", "nosniff"},
                               {"X-Frame-Options", "DENY"},
                               {"Referrer-Policy", "no-referrer"},
@@ -140,29 +175,17 @@ void DashboardServer::Routes() {
                                "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
                                "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"}});
 
-  server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+  server.SetRequestCheck([this](const httplib::Request& req, httplib::Response& res) {
     using Handled = httplib::Server::HandlerResponse;
-    if (options_.token.empty()) {
-      // No token: loopback only, and the page must have been loaded from a loopback name.
-      if (!IsLoopbackHostHeader(req.get_header_value("Host"))) {
-        Send(res, ErrorResponse(403, "this server answers only requests addressed to a loopback host"));
-        return Handled::Handled;
-      }
-      return Handled::Unhandled;
-    }
-    const std::string authorization = req.get_header_value("Authorization");
-    if (authorization.starts_with("Bearer ") && SameSecret(authorization.substr(7), options_.token)) {
-      return Handled::Unhandled;
-    }
-    if (SameSecret(CookieValue(req, kCookieName), options_.token)) return Handled::Unhandled;
-    if (req.has_param("token") && SameSecret(req.get_param_value("token"), options_.token)) {
-      res.status = 303;
-      res.set_header("Location", WithoutToken(req));
-      res.set_header("Set-Cookie",
-                     fmt::format("{}={}; HttpOnly; SameSite=Strict; Path=/", kCookieName, options_.token));
-      return Handled::Handled;
-    }
-    Send(res, ErrorResponse(401, "a token is required: open the URL runmon serve printed (…/?token=…)"));
+    const bool allowed = Allowed(req, res);
+    // Only the layout takes a body, which its handler reads under the cap; httplib would read any other
+    // whole. A body left unread closes the connection after the answer.
+    const bool layout = req.method == "PUT" && req.path == "/api/layout";
+    if (!http_server::HasBody(req) || (layout && allowed))
+      return allowed ? Handled::Unhandled : Handled::Handled;
+    http_server::CloseAfterResponse(res);
+    if (!allowed) return Handled::Handled;
+    SendError(res, 413, "only PUT /api/layout takes a request body");
     return Handled::Handled;
   });
 
@@ -184,8 +207,29 @@ void DashboardServer::Routes() {
   });
   server.Get("/api/layout",
              [this](const httplib::Request&, httplib::Response& res) { Send(res, GetLayout(store_)); });
-  server.Put("/api/layout", [this](const httplib::Request& req, httplib::Response& res) {
-    Send(res, PutLayout(store_, req.body));
+  // The layout is read here, not by httplib, which would read any body whole (a chunked one of any size)
+  // before a handler could refuse it: reading stops as soon as the cap is passed.
+  server.Put("/api/layout", [this](const httplib::Request& req, httplib::Response& res,
+                                   const httplib::ContentReader& read_body) {
+    const auto refuse = [&](int status, std::string_view message) {
+      http_server::CloseAfterResponse(res);
+      SendError(res, status, message);
+    };
+    const std::string over = fmt::format("the layout is over {} bytes", kMaxLayoutBytes);
+    if (const auto problem = DeclaredLengthProblem(req)) {
+      return refuse(*problem, *problem == 413 ? over : "Content-Length: not a number");
+    }
+    if (req.is_multipart_form_data()) return refuse(400, "the layout is a JSON document, not a form");
+    std::string body;
+    bool too_large = false;
+    const bool whole = read_body([&](const char* data, size_t length) {
+      too_large = body.size() + length > kMaxLayoutBytes;
+      if (!too_large) body.append(data, length);
+      return !too_large;
+    });
+    if (too_large) return refuse(413, over);
+    if (!whole) return refuse(400, "the request body is malformed or did not arrive in time");
+    Send(res, PutLayout(store_, body));
   });
 
   server.Get("/api/events", [this](const httplib::Request& req, httplib::Response& res) {
@@ -255,8 +299,7 @@ void DashboardServer::Routes() {
       res.set_content(asset.data.data(), asset.data.size(), std::string(asset.content_type).c_str());
       return;
     }
-    res.status = 404;
-    res.set_content("not found\n", "text/plain; charset=utf-8");
+    SendError(res, 404, "no such file");
   });
 }
 

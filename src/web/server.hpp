@@ -3,7 +3,9 @@
 // from disk but the runs, so no path can reach outside --logdir). Security: it binds 127.0.0.1 unless told
 // otherwise, and any other host needs a token; with a token every request must carry it (a bearer header,
 // or a cookie set once from ?token=); without one, requests must name a loopback Host (a web page elsewhere
-// cannot reach it by DNS rebinding). Slow or huge requests are cut off by read timeouts and a body cap.
+// cannot reach it by DNS rebinding). Connections are served by http_server::BoundedServer (a worker each,
+// up to 1024 at once; a request head must arrive within 10 s of its first byte); only PUT /api/layout takes
+// a body, read under its 64 KiB cap. Every error response has the JSON body of docs/serve-api.md.
 #pragma once
 
 #include <atomic>
@@ -17,7 +19,11 @@
 #include "web/run_store.hpp"
 
 namespace httplib {
-class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+namespace runmon::http_server {
+class BoundedServer;
 }
 
 namespace runmon::web {
@@ -54,11 +60,13 @@ class DashboardServer {
 
  private:
   void Routes();
+  // Tokens and loopback hosts: true lets the request through; false when `res` holds the answer.
+  bool Allowed(const httplib::Request& req, httplib::Response& res) const;
 
   RunStore& store_;
   ServeOptions options_;
   std::span<const Asset> assets_;
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<http_server::BoundedServer> server_;
   int port_ = 0;
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> serve_started_{false};

@@ -103,5 +103,39 @@ TEST(CgroupCollector, VanishedCgroupFilesAreLeftOut) {
   EXPECT_DOUBLE_EQ(second["cgroup.memory.limitMB"], 2048.0);
 }
 
+TEST(CgroupCollector, UnknownHostCpuCountMakesNoAffinityLimit) {
+  // The captured VM (no quota; the process may run on both CPUs) without sys/devices/system/cpu/online and
+  // with a /proc/stat that cannot be parsed: the host's CPU count is unknown, so the affinity mask cannot
+  // be called narrower than the host, and no cgroup.cpu.limit appears.
+  FixtureTree tree(test::HostFixture("debian12-vm"));
+  tree.Remove("sys/devices/system/cpu/online");
+  for (const char* stat : {static_cast<const char*>("cpu  garbage\n"), static_cast<const char*>(nullptr)}) {
+    if (stat != nullptr) {
+      tree.Write("proc/stat", stat);
+    } else {
+      tree.Remove("proc/stat");
+    }
+    test::FakeClocks clocks(837.37, 837.37);
+    auto ctx = test::FixtureContext(tree.paths(), 7953, clocks);
+    EXPECT_EQ(ctx.facts.logical_cpus, 0u);
+    const auto first = test::CollectTick(*MakeCgroupCollector(ctx), 0);
+    EXPECT_FALSE(first.Has("cgroup.cpu.limit")) << first["cgroup.cpu.limit"];
+    EXPECT_FALSE(ctx.facts.cgroup.CpuLimit().has_value());
+  }
+}
+
+TEST(CgroupCollector, UnreadableCgroupFileIsReported) {
+  FixtureTree tree(test::HostFixture("cgroup-v2-parent-limit"));
+  test::FakeClocks clocks(1000, 1000);
+  auto ctx = test::FixtureContext(tree.paths(), 100, clocks);
+  auto collector = MakeCgroupCollector(ctx);
+  const std::string events = "sys/fs/cgroup/user.slice/job.slice/job-7.scope/memory.events";
+  tree.Remove(events).Mkdir(events);  // not a file any more
+  const auto first = test::CollectTick(*collector, 0);
+  EXPECT_NE(first.status.error().find(tree.Path(events).string()), std::string::npos) << first.status.error();
+  EXPECT_FALSE(first.Has("cgroup.memory.oomKills"));
+  EXPECT_DOUBLE_EQ(first["cgroup.memory.limitMB"], 2048.0);  // the rest still comes
+}
+
 }  // namespace
 }  // namespace runmon

@@ -258,5 +258,72 @@ TEST(DiskUsageCollector, RealStatvfsOfTheRoot) {
   EXPECT_FALSE(StatFilesystem("/definitely/not/here").ok());
 }
 
+TEST(DiskIoCollector, NoDeviceToReadIsNoMeasurement) {
+  // Only virtual devices and no path leading to a listed one: nothing measured, so no 0 MiB sums.
+  FixtureTree tree;
+  tree.Write("proc/diskstats", "   7       0 loop0 5 0 100 0 0 0 0 0 0 0 0 0 0\n");
+  tree.Write("proc/self/mountinfo", "600 500 0:52 / / rw - overlay overlay rw\n");
+  tree.Mkdir("sys/block/loop0");
+  test::FakeClocks clocks(100, 100);
+  auto collector = MakeDiskIo(tree, {"/"}, clocks);
+  for (uint64_t tick = 0; tick < 2; ++tick) {
+    const auto none = test::CollectTick(*collector, tick);
+    EXPECT_FALSE(none.status.ok());
+    EXPECT_NE(none.status.error().find(tree.Path("proc/diskstats").string()), std::string::npos)
+        << none.status.error();
+    EXPECT_TRUE(none.batch.empty()) << none.Keys().front();
+  }
+}
+
+TEST(DiskIoCollector, ErrorsNameTheFilesRead) {
+  FixtureTree tree(test::HostFixture("malformed"));
+  test::FakeClocks clocks(100, 100);
+  const auto bad = test::CollectTick(*MakeDiskIo(tree, {"/"}, clocks), 0);
+  EXPECT_TRUE(bad.status.error().starts_with(tree.Path("proc/diskstats").string() + ": truncated line"))
+      << bad.status.error();
+
+  // An unreadable mountinfo: the first sample still comes (the physical disks) and says why.
+  FixtureTree nvme(test::HostFixture("nvme-root"));
+  nvme.Write("proc/self/mountinfo", "22 1 8-1 / / rw - ext4 /dev/sda1 rw\n");
+  auto collector = MakeDiskIo(nvme, {"/"}, clocks);
+  const auto first = test::CollectTick(*collector, 0);
+  EXPECT_EQ(first.status.error(), nvme.Path("proc/self/mountinfo").string() + ": bad device '8-1'");
+  EXPECT_TRUE(first.Has("disk.in"));
+  EXPECT_TRUE(test::CollectTick(*collector, 1).status.ok());
+}
+
+TEST(DiskIoCollector, HugeSectorCountsDoNotWrap) {
+  // 2^60 sectors are 2^69 bytes: the MiB value must not wrap around 64 bits.
+  FixtureTree tree;
+  tree.Write("proc/diskstats", "   8       0 sda 1 0 0 0 1 0 0 0 0 0 0\n");
+  tree.Write("proc/self/mountinfo", "22 1 8:0 / / rw - ext4 /dev/sda rw\n");
+  test::FakeClocks clocks(100, 100);
+  auto collector = MakeDiskIo(tree, {"/"}, clocks);
+  ASSERT_TRUE(test::CollectTick(*collector, 0).status.ok());
+  tree.Write("proc/diskstats", "   8       0 sda 1 0 1152921504606846976 0 1 0 0 0 0 0 0\n");
+  clocks.Advance(1);
+  const auto second = test::CollectTick(*collector, 1);
+  EXPECT_DOUBLE_EQ(second["disk.in"], 1152921504606846976.0 * 512 / (1024.0 * 1024.0));
+  EXPECT_DOUBLE_EQ(second["disk.readMBPerSec"], 1152921504606846976.0 * 512 / (1024.0 * 1024.0));
+}
+
+TEST(DiskIoCollector, DeviceNumberListedTwiceTakesTheSourcesDevice) {
+  // partial-sysfs: 8:1 is listed as sda1, sdb1 and sdc1; "/" is on 8:1 from /dev/sda1. sda1 is also listed
+  // twice, the second time with other counters, which must not count as traffic.
+  FixtureTree tree(test::HostFixture("partial-sysfs"));
+  test::FakeClocks clocks(100, 100);
+  auto collector = MakeDiskIo(tree, {"/"}, clocks);
+  const auto first = test::CollectTick(*collector, 0);
+  ASSERT_TRUE(first.status.ok()) << first.status.error();
+  EXPECT_EQ(Devices(first), std::vector<std::string>{"sda1"});
+  EXPECT_DOUBLE_EQ(first["disk.in"], 0.0);
+  tree.Substitute("proc/diskstats", "sda1 250 0 2000 36 10 0 400", "sda1 250 0 4048 36 10 0 400");
+  clocks.Advance(1);
+  const auto second = test::CollectTick(*collector, 1);
+  EXPECT_DOUBLE_EQ(second["disk.sda1.in"], 1.0);  // 2048 sectors
+  EXPECT_DOUBLE_EQ(second["disk.sda1.out"], 0.0);
+  EXPECT_DOUBLE_EQ(second["disk.readMBPerSec"], 1.0);
+}
+
 }  // namespace
 }  // namespace runmon

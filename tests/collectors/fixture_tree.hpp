@@ -177,13 +177,16 @@ class FakeClocks {
 
 // A context for collectors on a fixture tree: facts detected from the tree, with USER_HZ = 100 and 4 KiB
 // pages (what fixture files assume, whatever the build machine's), and no statvfs unless a test sets one.
+// `warn` gets what detection and the metadata probe had to skip.
 inline LinuxCollectorContext FixtureContext(const HostPaths& paths, std::optional<long> pid,
-                                            const FakeClocks& clocks, Settings settings = Settings{}) {
+                                            const FakeClocks& clocks, Settings settings = Settings{},
+                                            const ProblemReporter& warn = {}) {
   LinuxCollectorContext ctx;
   ctx.paths = paths;
   ctx.settings = settings;
   ctx.pid = pid;
-  ctx.facts = DetectHostFacts(paths, settings, pid);
+  ctx.warn = warn;
+  ctx.facts = DetectHostFacts(paths, settings, pid, warn);
   ctx.facts.clock_ticks_per_second = 100;
   ctx.facts.page_size_bytes = 4096;
   ctx.clocks = clocks.clocks();
@@ -223,13 +226,14 @@ inline Collected CollectTick(Collector& collector, uint64_t index, bool final = 
 }
 
 // Lines of a /proc/PID/stat file with the fields the collectors read (pid, comm, state, ppid, utime, stime,
-// num_threads, starttime) and plausible values elsewhere.
+// cutime, cstime, num_threads, starttime) and plausible values elsewhere.
 inline std::string PidStatLine(long pid, std::string_view comm, char state, long ppid, uint64_t utime,
-                               uint64_t stime, long threads, uint64_t start_ticks) {
+                               uint64_t stime, long threads, uint64_t start_ticks, uint64_t cutime = 0,
+                               uint64_t cstime = 0) {
   std::ostringstream line;
   line << pid << " (" << comm << ") " << state << ' ' << ppid << ' ' << pid << ' ' << pid
-       << " 0 -1 4194304 100 0 0 0 " << utime << ' ' << stime << " 0 0 20 0 " << threads << " 0 "
-       << start_ticks << " 12582912 100 "
+       << " 0 -1 4194304 100 0 0 0 " << utime << ' ' << stime << ' ' << cutime << ' ' << cstime << " 20 0 "
+       << threads << " 0 " << start_ticks << " 12582912 100 "
        << "18446744073709551615";
   for (int i = 0; i < 27; ++i) line << " 0";
   line << '\n';

@@ -110,5 +110,28 @@ TEST(HostCpuCollector, CapturedVmTwoReadings) {
   EXPECT_DOUBLE_EQ(second["cpu_percent"], 100.0);
 }
 
+TEST(HostCpuCollector, ParseErrorNamesTheFileRead) {
+  FixtureTree tree;
+  tree.Write("proc/stat", "cpu  garbage\n");
+  test::FakeClocks clocks(100, 100);
+  EXPECT_EQ(test::CollectTick(*Make(tree, false, clocks), 0).status.error(),
+            tree.Path("proc/stat").string() + ": malformed aggregate cpu line");
+}
+
+TEST(HostCpuCollector, NoTicksElapsedLeavesThePercentOut) {
+  // No tick counted since the last reading (or since boot): a percentage of nothing, not 0 %.
+  FixtureTree tree;
+  tree.Write("proc/stat", "cpu  0 0 0 0 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\n");
+  test::FakeClocks clocks(100, 100);
+  auto collector = Make(tree, true, clocks);
+  const auto first = test::CollectTick(*collector, 0);
+  ASSERT_TRUE(first.status.ok()) << first.status.error();
+  EXPECT_TRUE(first.batch.empty()) << first.Keys().front();
+  tree.Write("proc/stat", "cpu  10 0 0 30 0 0 0 0 0 0\ncpu0 10 0 0 30 0 0 0 0 0 0\n");
+  ASSERT_TRUE(test::CollectTick(*collector, 1).status.ok());
+  const auto idle = test::CollectTick(*collector, 2);  // the same counters again
+  EXPECT_TRUE(idle.batch.empty()) << idle.Keys().front();
+}
+
 }  // namespace
 }  // namespace runmon

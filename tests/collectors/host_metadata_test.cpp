@@ -150,5 +150,69 @@ TEST(HostMetadata, CapturedVm) {
   EXPECT_FALSE(meta.at("runmon").at("cgroup").contains("cpuLimit"));
 }
 
+TEST(HostMetadata, ArmV6CpuinfoWithoutEntriesCountsFromSysfs) {
+  // An old ARM kernel's cpuinfo names the CPU but lists no "processor : N" entries; neither
+  // sys/devices/system/cpu/online nor /proc/stat is there, sys/devices/system/cpu/present is.
+  FixtureTree tree;
+  tree.Write("proc/cpuinfo",
+             "Processor\t: ARMv6-compatible processor rev 7 (v6l)\nBogoMIPS\t: 697.95\n"
+             "CPU implementer\t: 0x41\nCPU part\t: 0xb76\n\nHardware\t: BCM2708\n");
+  tree.Write("sys/devices/system/cpu/present", "0\n");
+  tree.Write("proc/meminfo", "MemTotal:         444532 kB\n");
+  const json meta = ProbeHostMetadata(Context(tree), {});
+  EXPECT_EQ(meta.at("cpu_count_logical"), 1);
+  EXPECT_EQ(meta.at("cpu_count"), 1);
+  EXPECT_EQ(meta.at("runmon").at("cpuModel"), "ARMv6-compatible processor rev 7 (v6l)");
+}
+
+TEST(HostMetadata, LoongArchModelName) {
+  FixtureTree tree;
+  tree.Write("sys/devices/system/cpu/online", "0-1\n");
+  tree.Write("proc/cpuinfo",
+             "system type\t\t: generic-loongson-machine\n\nprocessor\t\t: 0\nCPU Family\t\t: Loongson-64bit\n"
+             "Model Name\t\t: Loongson-3A5000\n\nprocessor\t\t: 1\nCPU Family\t\t: Loongson-64bit\n"
+             "Model Name\t\t: Loongson-3A5000\n\n");
+  const json meta = ProbeHostMetadata(Context(tree), {});
+  EXPECT_EQ(meta.at("cpu_count_logical"), 2);
+  EXPECT_EQ(meta.at("runmon").at("cpuModel"), "Loongson-3A5000");
+}
+
+TEST(HostMetadata, NothingReadableLeavesTheFactsOut) {
+  // A tree without any of the files: no count, memory or model is made up (none written as 0).
+  FixtureTree tree;
+  tree.Mkdir("proc").Mkdir("sys").Mkdir("etc");
+  const json meta = ProbeHostMetadata(Context(tree), {});
+  for (const char* key : {"cpu_count", "cpu_count_logical", "memory"}) {
+    EXPECT_FALSE(meta.contains(key)) << key << ": " << meta.dump();
+  }
+  EXPECT_EQ(meta.at("runmon"), json::object());
+}
+
+TEST(HostMetadata, UnreadableFilesAreReportedByTheirPathUnderTheRoot) {
+  FixtureTree tree;
+  WriteSmtHost(tree);
+  tree.Write("proc/cpuinfo", "garbage\n");
+  tree.Write("proc/meminfo", "MemTotal: lots\n");
+  std::vector<std::string> warnings;
+  static const test::FakeClocks clocks(100, 100);
+  const auto ctx = test::FixtureContext(tree.paths(), std::nullopt, clocks, Settings{},
+                                        [&](const std::string& line) { warnings.push_back(line); });
+  const json meta = ProbeHostMetadata(ctx, {});
+  EXPECT_FALSE(meta.contains("memory"));
+  EXPECT_FALSE(meta.at("runmon").contains("cpuModel"));
+  EXPECT_EQ(meta.at("cpu_count_logical"), 4);  // sysfs online
+  EXPECT_EQ(warnings, (std::vector<std::string>{
+                          tree.Path("proc/meminfo").string() + ": bad value",
+                          tree.Path("proc/cpuinfo").string() + ": no processor entries and no CPU model"}));
+}
+
+TEST(HostMetadata, TopologyThatDoesNotCoverTheCpusIsNotUsed) {
+  // partial-sysfs: sibling lists for 2 of the 8 CPUs; counting them gave 2 cores. cpuinfo's core ids say 4.
+  FixtureTree tree(test::HostFixture("partial-sysfs"));
+  const json meta = ProbeHostMetadata(Context(tree), {});
+  EXPECT_EQ(meta.at("cpu_count"), 4);
+  EXPECT_EQ(meta.at("cpu_count_logical"), 8);
+}
+
 }  // namespace
 }  // namespace runmon

@@ -1,6 +1,7 @@
 // The memory collector: memory_percent and proc.memory.availableMB from /proc/meminfo (MemAvailable, or
 // MemFree + Buffers + Cached on old kernels), or against the tightest cgroup limit when there is one
-// (usage re-read each tick, host numbers for a tick whose usage file cannot be read).
+// (usage re-read each tick, host numbers for a tick whose usage file cannot be read, with an error naming
+// it). Errors name the file actually read.
 #include <gtest/gtest.h>
 
 #include "fixture_tree.hpp"
@@ -98,12 +99,17 @@ TEST(MemoryCollector, UnreadableCgroupUsageFallsBackToHostForTheTick) {
 
   tree.Write("sys/fs/cgroup/memory.current", "garbage\n");
   const auto host = test::CollectTick(*collector, 1);
-  ASSERT_TRUE(host.status.ok()) << host.status.error();
+  // The host's numbers, and the reason they stand in (the sampler shows the collector as degraded).
+  EXPECT_NE(
+      host.status.error().find(tree.Path("sys/fs/cgroup/memory.current").string() + ": not a byte count"),
+      std::string::npos)
+      << host.status.error();
   // meminfo: MemTotal 16 GiB, MemAvailable 12 GiB.
   EXPECT_DOUBLE_EQ(host["memory_percent"], 25.0);
   EXPECT_DOUBLE_EQ(host["proc.memory.availableMB"], 12288.0);
 
   tree.Write("sys/fs/cgroup/memory.current", "268435456\n");
+  EXPECT_TRUE(test::CollectTick(*collector, 2).status.ok());
   EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 2)["memory_percent"],
                    25.0);  // 256 MiB of 1 GiB, the limit again
   EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 3)["proc.memory.availableMB"], 768.0);
@@ -144,6 +150,20 @@ TEST(MemoryCollector, CapturedVm) {
   // MemTotal 24683652 kB, MemAvailable 24198076 kB; no cgroup limit on this VM.
   EXPECT_DOUBLE_EQ(m["memory_percent"], (24683652.0 - 24198076.0) / 24683652.0 * 100.0);
   EXPECT_DOUBLE_EQ(m["proc.memory.availableMB"], 24198076.0 * 1024.0 / kMiB);
+}
+
+TEST(MemoryCollector, ErrorsNameTheFileRead) {
+  FixtureTree tree;
+  tree.Write("proc/meminfo", "MemTotal: 1024 kB\nMemFree: 10 kB\n");  // no way to tell what is available
+  test::FakeClocks clocks(100, 100);
+  auto collector = MakeMemoryCollector(HostOnly(tree, clocks));
+  const auto m = test::CollectTick(*collector, 0);
+  EXPECT_EQ(m.status.error(),
+            tree.Path("proc/meminfo").string() + ": neither MemAvailable nor MemFree+Buffers+Cached");
+  EXPECT_TRUE(m.batch.empty());
+  tree.Write("proc/meminfo", "MemTotal: lots\n");
+  EXPECT_EQ(test::CollectTick(*collector, 1).status.error(),
+            tree.Path("proc/meminfo").string() + ": bad value");
 }
 
 }  // namespace

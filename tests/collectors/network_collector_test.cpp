@@ -100,5 +100,44 @@ TEST(NetworkCollector, CapturedVmIdleNetwork) {
   EXPECT_DOUBLE_EQ(second["network.recvBytesPerSec"], 0.0);
 }
 
+TEST(NetworkCollector, NoInterfaceListedIsNoMeasurement) {
+  // A net/dev with its headers only (or nothing at all) measured nothing: no 0-byte totals.
+  FixtureTree tree;
+  tree.Write("proc/net/dev", NetDev({}));
+  test::FakeClocks clocks(100, 100);
+  auto collector = MakeNetworkCollector(test::FixtureContext(tree.paths(), std::nullopt, clocks));
+  for (const std::string& text : {NetDev({}), std::string()}) {
+    tree.Write("proc/net/dev", text);
+    const auto empty = test::CollectTick(*collector, 0);
+    EXPECT_FALSE(empty.status.ok());
+    EXPECT_NE(empty.status.error().find(tree.Path("proc/net/dev").string() + ": no interfaces"),
+              std::string::npos)
+        << empty.status.error();
+    EXPECT_TRUE(empty.batch.empty()) << empty.Keys().front();
+  }
+}
+
+TEST(NetworkCollector, ParseErrorNamesTheFileRead) {
+  FixtureTree tree;
+  tree.Write("proc/net/dev", "Inter-|\n face |\n  eth0: 12 34\n");
+  test::FakeClocks clocks(100, 100);
+  auto collector = MakeNetworkCollector(test::FixtureContext(tree.paths(), std::nullopt, clocks));
+  EXPECT_EQ(test::CollectTick(*collector, 0).status.error(),
+            tree.Path("proc/net/dev").string() + ": truncated line for 'eth0'");
+}
+
+TEST(NetworkCollector, InterfaceListedTwiceCountsOnce) {
+  FixtureTree tree;
+  tree.Write("proc/net/dev", NetDev({{"eth0", 1000, 500}, {"eth0", 7000, 9000}}));
+  test::FakeClocks clocks(100, 100);
+  auto collector = MakeNetworkCollector(test::FixtureContext(tree.paths(), std::nullopt, clocks));
+  ASSERT_TRUE(test::CollectTick(*collector, 0).status.ok());
+  tree.Write("proc/net/dev", NetDev({{"eth0", 2000, 1500}, {"eth0", 7000, 9000}}));
+  clocks.Advance(1);
+  const auto second = test::CollectTick(*collector, 1);
+  EXPECT_DOUBLE_EQ(second["network.recv"], 1000.0);
+  EXPECT_DOUBLE_EQ(second["network.sent"], 1000.0);
+}
+
 }  // namespace
 }  // namespace runmon

@@ -67,12 +67,14 @@ TEST(ProcessTreeCollector, ChildExitsAndNewChildAppears) {
   EXPECT_DOUBLE_EQ(third["cpu"], 50.0 / 100.0 / 8.0 * 100.0);  // only 1003's +50 ticks in 1 s
   EXPECT_DOUBLE_EQ(third["proc.memory.rssMB"], 115.0);         // 25600 + 2560 + 1280 pages
 
-  // Everything exits: no process keys, and no error (host metrics carry on).
+  // Everything exits: no process keys, and no error (host metrics carry on): the source has ended.
   tree.Remove("proc/1000").Remove("proc/1003").Remove("proc/1004");
   clocks.Advance(1);
+  EXPECT_FALSE(collector->Ended());
   const auto gone = test::CollectTick(*collector, 3);
   EXPECT_TRUE(gone.status.ok()) << gone.status.error();
   EXPECT_TRUE(gone.batch.empty()) << gone.Keys().size();
+  EXPECT_TRUE(collector->Ended());
 }
 
 TEST(ProcessTreeCollector, RootSeenAsAZombieReportsItsLastIntervalOnly) {
@@ -183,15 +185,10 @@ TEST(ProcessTreeCollector, MainThreadGoneOtherThreadsRunning) {
   EXPECT_DOUBLE_EQ(test::CollectTick(*collector, 2)["proc.cpu.threads"], 6.0);  // a real zombie now
 }
 
-// A stat line whose cutime (reaped children's CPU) is `reaped`.
+// A stat line of a sleeping process whose cutime (reaped children's CPU) is `reaped`.
 std::string StatWithReaped(long pid, std::string_view comm, long ppid, uint64_t utime, uint64_t stime,
                            uint64_t reaped, long threads, uint64_t start) {
-  std::string line = test::PidStatLine(pid, comm, 'S', ppid, utime, stime, threads, start);
-  const std::string plain = " " + std::to_string(utime) + " " + std::to_string(stime) + " 0 0 20 ";
-  const size_t at = line.find(plain);
-  return line.replace(
-      at, plain.size(),
-      " " + std::to_string(utime) + " " + std::to_string(stime) + " " + std::to_string(reaped) + " 0 20 ");
+  return test::PidStatLine(pid, comm, 'S', ppid, utime, stime, threads, start, reaped);
 }
 
 TEST(ProcessTreeCollector, ReapedChildrenCountOnceThroughTheParent) {
@@ -386,13 +383,15 @@ TEST(ProcessTreeCollector, NoPidMeansNoProcessMetrics) {
   }
 }
 
-TEST(ProcessTreeCollector, MissingRootIsAnError) {
+TEST(ProcessTreeCollector, MissingRootEndsTheSource) {
+  // Gone before the first look (a command that exited at once): not an error to retry, the end.
   FixtureTree tree(test::HostFixture("process-exit"));
   test::FakeClocks clocks(1000, 1000);
   auto collector = MakeTree(tree, 4242, clocks);
   const auto c = test::CollectTick(*collector, 0);
-  EXPECT_FALSE(c.status.ok());
+  EXPECT_TRUE(c.status.ok()) << c.status.error();
   EXPECT_TRUE(c.batch.empty());
+  EXPECT_TRUE(collector->Ended());
 }
 
 TEST(ProcessTreeCollector, CgroupLimitsAreTheDenominators) {

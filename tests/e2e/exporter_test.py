@@ -2,7 +2,8 @@
 `promtool check metrics`), Debian's Prometheus server scraping it (with and without a bearer token) and
 answering queries for its series, `runmon run --metrics-listen` labelling a live run's series with its id,
 and the refusals: a non-loopback address without a token and malformed addresses (exit 2), a port in use
-(exit 1, and `runmon run` starts nothing). Prometheus and promtool are required: without them the tests
+(exit 1, and `runmon run` starts nothing); a scrape answered within 1 s beside 500 stalled sockets and
+slow-loris clients. Prometheus and promtool are required: without them the tests
 fail and say how to install them."""
 import json
 import os
@@ -17,36 +18,13 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+from http_e2e import Process, check_stalled_clients_wait_alone, clean_env, free_port, wait_for
 from runmon_e2e import RUNMON
 
 PROMETHEUS = "/usr/bin/prometheus"
 PROMTOOL = "/usr/bin/promtool"
 TOKEN = "e2e-token-0123456789abcdef"
 HOST = socket.gethostname()
-
-
-def clean_env():
-    return {k: v for k, v in os.environ.items() if not k.startswith("WANDB_")}
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(predicate, timeout=30.0, step=0.1, what="condition"):
-    deadline = time.monotonic() + timeout
-    last_error = None
-    while time.monotonic() < deadline:
-        try:
-            value = predicate()
-            if value:
-                return value
-        except (OSError, urllib.error.URLError, ValueError) as e:
-            last_error = e
-        time.sleep(step)
-    raise AssertionError(f"{what} not met within {timeout} s (last error: {last_error})")
 
 
 def fetch(url, headers=None, timeout=5):
@@ -107,36 +85,6 @@ def parse_exposition(text):
             labels = {}
         series.setdefault(name, []).append((labels, float(value)))
     return series, types
-
-
-class Process:
-    """A background process whose stderr is collected in a file (so it never blocks on a full pipe)."""
-
-    def __init__(self, args, env=None):
-        self.log = tempfile.NamedTemporaryFile(mode="w+", suffix=".log")
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, env=env or clean_env(),
-                                     text=True)
-
-    def output(self):
-        self.log.flush()
-        with open(self.log.name) as f:
-            return f.read()
-
-    def stop(self, sig=signal.SIGTERM, timeout=20):
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            raise AssertionError(f"{self.proc.args[0]} did not stop on {sig!r}:\n{self.output()}")
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
 
 
 class ExporterTest(unittest.TestCase):
@@ -354,6 +302,12 @@ scrape_configs:
         self.assertIn(f"serving the run's metrics at {url}", runner.output())
         with self.assertRaises(urllib.error.URLError):
             fetch(url, timeout=2)
+
+    def test_stalled_clients_do_not_delay_a_scrape(self):
+        exporter, url = self.start_exporter("--interval", "1h")
+        port = int(url.split(":")[2].split("/")[0])
+        check_stalled_clients_wait_alone(self, port, url)
+        self.assertIsNone(exporter.proc.poll(), exporter.output())
 
     def test_refusals_exit_2(self):
         port = free_port()

@@ -6,8 +6,11 @@ damaged copies of logs. Covered: what opens a run (a run directory, a .wandb fil
 working directory), the help overlay, the chart filter, the sidebars, quitting (q and ctrl+c: status 0,
 terminal restored), a live run's growing sample count and its state turning to finished on its own, the
 workspace's runs list and focus, damaged and truncated logs, refusals (no such path, stdin not a tty, bad
---print-frame sizes), a terminal too small and then resized, and --print-frame without a terminal. Every
-wait polls the screen with a deadline, so a slow machine only makes it slower."""
+--print-frame sizes), a terminal too small and then resized, and --print-frame without a terminal; and one
+verdict per file for `runmon dump`, `runmon leet` and `runmon serve` (finished, failed, killed, live, and
+files that are not run logs: refused alike, listed as "not a run log", never as crashed), runtimes to a
+tenth of a second, run names longer than a block. Every wait polls the screen with a deadline, so a slow
+machine only makes it slower."""
 import json
 import os
 import re
@@ -15,7 +18,9 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.request
 
+import runlog_writer
 from runmon_e2e import RUNMON, run
 from tmux_pane import DEADLINE_SECONDS, TMUX, TmuxPane, display_width, sgr_parameters, wait_for
 
@@ -521,3 +526,160 @@ class LeetPrintFrameTest(LeetTestBase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def start_serve(logdir):
+    """`runmon serve --port 0` on `logdir`; returns the process and its base URL."""
+    process = subprocess.Popen([RUNMON, "serve", "--logdir", logdir, "--port", "0"], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+    line = process.stdout.readline()
+    match = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
+    if not match:
+        process.kill()
+        raise AssertionError(f"runmon serve printed {line!r}: {process.stderr.read()}")
+    return process, match.group(1)
+
+
+def serve_runs(base):
+    """/api/runs, once every run is summarised (no state "unknown")."""
+    def answer():
+        with urllib.request.urlopen(base + "/api/runs?limit=1000", timeout=DEADLINE_SECONDS) as response:
+            body = json.load(response)
+        return body if all(r["state"] != "unknown" for r in body["runs"]) else None
+    return wait_for(answer, "every run summarised by runmon serve")
+
+
+def list_states(frame):
+    """The runs list of a --print-frame: the name line ("▶○ name" or "○ ⚠ name") and the state line under it
+    ("finished · 2026-..."), as name -> state."""
+    lines = frame.split("\n")
+    states = {}
+    for i, line in enumerate(lines[:-1]):
+        name = re.match(r"│[▶ ][○●] (?:⚠ )?(\S+)", line)
+        state = re.match(r"│   ([a-z ]+?) ·", lines[i + 1])
+        if name and state:
+            states[name.group(1)] = state.group(1)
+    return states
+
+
+class LeetRunStateTest(LeetTestBase):
+    """What a file is and its run's state: one verdict for `runmon dump`, `runmon leet` and `runmon serve`."""
+
+    # Files that are not run logs: name -> their first bytes (and their size: 2 GB of zeros, sparse).
+    NOT_LOGS = {"badmagic": (b"x" * 100_000, None), "zeros": (b"", 2 << 30), "truncated": (b":W&", None),
+                "empty": (b"", None)}
+
+    def make_not_a_log(self, wandb_dir, stamp, name):
+        directory = os.path.join(wandb_dir, f"run-{stamp}-{name}")
+        os.makedirs(directory)
+        path = os.path.join(directory, f"run-{name}.wandb")
+        content, size = self.NOT_LOGS[name]
+        with open(path, "wb") as f:
+            f.write(content)
+            if size is not None:
+                f.truncate(size)
+        return path
+
+    def print_frame(self, path, size="160x48"):
+        return subprocess.run([RUNMON, "leet", path, "--print-frame", size], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, env=clean_env(), timeout=DEADLINE_SECONDS)
+
+    def test_leet_refuses_what_dump_refuses_with_the_same_message(self):
+        for stamp, name in enumerate(self.NOT_LOGS):
+            with self.subTest(name):
+                path = self.make_not_a_log(self.tmp.name, f"20260101_00000{stamp}", name)
+                dumped = run("dump", path, timeout=DEADLINE_SECONDS)
+                self.assertEqual(dumped.returncode, 1, dumped.stderr)
+                self.assertTrue(dumped.stderr.startswith(f"runmon: {path}: "), dumped.stderr)
+                reason = dumped.stderr[len(f"runmon: {path}: "):]
+                leet = self.print_frame(path)
+                self.assertEqual(leet.returncode, 1, leet.stdout + leet.stderr)
+                self.assertEqual(leet.stderr, f"runmon leet: {path}: {reason}")
+                self.assertEqual(leet.stdout, "")
+                self.assertNotIn("crashed", leet.stderr)
+
+    def test_dump_leet_and_serve_give_each_file_the_same_state(self):
+        wandb_dir = os.path.join(self.tmp.name, "wandb")
+        start = time.time() - 30
+        logs = {
+            "finished": runlog_writer.run_records("finished", "finished", start, 5, exit_code=0),
+            "failed": runlog_writer.run_records("failed", "failed", start, 5, exit_code=3),
+            "killed": runlog_writer.run_records("killed", "killed", start, 5),  # lock released, no exit
+            "live": runlog_writer.run_records("live", "live", start, 5),
+        }
+        paths = {}
+        for stamp, (name, records) in enumerate(logs.items()):
+            paths[name] = runlog_writer.write_run(wandb_dir, f"20260102_00000{stamp}", name, records)
+        for stamp, name in enumerate(self.NOT_LOGS):
+            paths[name] = self.make_not_a_log(wandb_dir, f"20260103_00000{stamp}", name)
+        expected = {"finished": "finished", "failed": "failed", "killed": "crashed", "live": "running",
+                    **{name: "not a run log" for name in self.NOT_LOGS}}
+        lock = runlog_writer.hold_lock(paths["live"])
+        try:
+            # dump: refuses what is not a run log; --follow goes on while the run is running and says when
+            # its writer is gone without an exit record.
+            follows = {name: subprocess.Popen([RUNMON, "dump", "--follow", path], stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.PIPE, text=True, env=clean_env())
+                       for name, path in paths.items()}
+            self.processes.extend(follows.values())
+            leet = self.print_frame(wandb_dir)
+            self.assertEqual(leet.returncode, 0, leet.stderr)
+            leet_states = list_states(leet.stdout)
+            serve, base = start_serve(wandb_dir)
+            self.processes.append(serve)
+            serve_states = {r["id"]: r["state"] for r in serve_runs(base)["runs"]}
+            serve.terminate()
+            self.assertEqual(serve.wait(timeout=DEADLINE_SECONDS), 0)
+            dump_states = {}
+            for name, process in follows.items():
+                if name == "live":
+                    self.assertIsNone(process.poll(), "dump --follow of a running run ended")
+                    continue
+                _, stderr = process.communicate(timeout=DEADLINE_SECONDS)
+                dump_states[name] = ("not a run log" if process.returncode == 1 and
+                                     stderr.startswith(f"runmon: {paths[name]}: ")
+                                     else "crashed" if "stopped without an exit record" in stderr
+                                     else "finished or failed" if process.returncode == 0 else stderr)
+        finally:
+            lock.close()
+        _, stderr = follows["live"].communicate(timeout=DEADLINE_SECONDS)
+        self.assertIn("stopped without an exit record", stderr)  # the lock let go: crashed, for dump too
+        self.assertEqual(leet_states, expected, leet.stdout)
+        self.assertEqual(serve_states, expected)
+        self.assertEqual(dump_states, {name: "finished or failed" if state in ("finished", "failed") else state
+                                       for name, state in expected.items() if name != "live"})
+
+    def test_runtime_under_a_minute_shows_tenths(self):
+        # A 3.7 s run: its exit record keeps whole seconds (3), its samples end at 3.7 s.
+        wandb_dir = os.path.join(self.tmp.name, "wandb")
+        records = runlog_writer.run_records("short037", "short", time.time() - 60, 38, exit_code=0)
+        path = runlog_writer.write_run(wandb_dir, "20260104_000000", "short037", records)
+        result = self.print_frame(path, "120x40")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(overview_value(result.stdout, "Runtime"), "3.7s", result.stdout)
+        serve, base = start_serve(wandb_dir)
+        self.processes.append(serve)
+        runs = serve_runs(base)["runs"]
+        self.assertAlmostEqual(runs[0]["duration"], 3.7, places=3)
+        with urllib.request.urlopen(base + "/api/runs/" + runs[0]["dir"], timeout=DEADLINE_SECONDS) as response:
+            self.assertAlmostEqual(json.load(response)["duration"], 3.7, places=3)
+
+    def test_a_run_record_over_one_block_still_names_the_run(self):
+        wandb_dir = os.path.join(self.tmp.name, "wandb")
+        names = {"kib200": "long-name-" + "x" * (200 << 10), "mib002": "long-name-" + "y" * (2 << 20)}
+        for stamp, (run_id, name) in enumerate(names.items()):
+            records = runlog_writer.run_records(run_id, name, time.time() - 60, 5, exit_code=0)
+            runlog_writer.write_run(wandb_dir, f"20260105_00000{stamp}", run_id, records)
+        result = self.print_frame(wandb_dir)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        listed = list_states(result.stdout)
+        self.assertEqual(sorted(listed.values()), ["finished", "finished"], result.stdout)
+        for name in listed:
+            self.assertTrue(name.startswith("long-name-"), result.stdout)  # not the run's id
+        serve, base = start_serve(wandb_dir)
+        self.processes.append(serve)
+        for row in serve_runs(base)["runs"]:
+            full = names[row["id"]]
+            self.assertTrue(row["name"].startswith("long-name-"), row["name"][:40])
+            self.assertTrue(full.startswith(row["name"].rstrip("…")))
+            self.assertLessEqual(len(row["name"].encode()), 260)  # shortened for the list

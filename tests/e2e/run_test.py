@@ -1,5 +1,5 @@
 """End-to-end tests of `runmon run`: the run directory and its log, the child's exit status and I/O, signals,
-attaching, host mode, kill -9 of runmon mid-run, a full disk (a file size limit) and bad input."""
+attaching, host mode (--host-only; refused without it), kill -9 of runmon mid-run, a full disk (a file size limit) and bad input."""
 import glob
 import json
 import os
@@ -166,11 +166,23 @@ class RunTest(unittest.TestCase):
     def test_bad_flags(self):
         for args, message in ((["--id", "a/b"], "--id"), (["--id", ""], "--id"), (["--id", " x"], "--id"),
                               (["--id", "x" * 200], "--id"), (["--interval", "0.01"], "--interval"),
-                              (["--pid", "1"], "--pid")):
+                              (["--pid", "1"], "--pid"), (["--name", ""], "--name"), (["--host-only"], "--host-only")):
             result = run("run", "--dir", self.dir, *args, "--", "true")
             self.assertEqual(result.returncode, 2, (args, result.stderr))
             self.assertIn(message, result.stderr)
         self.assertFalse(os.path.exists(self.dir))
+
+    def test_dir_that_is_a_file_is_a_bad_flag(self):
+        blocker = os.path.join(self.tmp.name, "a-file")
+        with open(blocker, "w") as f:
+            f.write("x")
+        marker = os.path.join(self.tmp.name, "started")
+        result = run("run", "--dir", blocker, "--", "touch", marker)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn(f"--dir {blocker}: not a directory", result.stderr)
+        self.assertFalse(os.path.exists(marker))
+        with open(blocker) as f:
+            self.assertEqual(f.read(), "x")
 
     def test_attaching_to_a_process_that_does_not_exist(self):
         result = run("run", "--dir", self.dir, "--pid", "999999999")
@@ -225,7 +237,7 @@ class RunTest(unittest.TestCase):
         self.assertEqual(record_types(records)[-2:], ["exit", "final"])
 
     def test_host_mode_runs_until_interrupted(self):
-        process = subprocess.Popen([RUNMON, "run", "--interval", "0.1", "--dir", self.dir],
+        process = subprocess.Popen([RUNMON, "run", "--host-only", "--interval", "0.1", "--dir", self.dir],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env())
         try:
             wait_for(lambda: count_stats(self.dir) >= 3)
@@ -241,6 +253,22 @@ class RunTest(unittest.TestCase):
         self.assertIn("cpu_percent", keys)
         self.assertNotIn("proc.memory.rssMB", keys)  # no process: process metrics are off
         self.assertEqual(record_types(records)[-2:], ["exit", "final"])
+
+    def test_no_command_is_refused_not_recorded_until_killed(self):
+        # `runmon run --` with the command forgotten (an empty variable in a script) must not record the host.
+        for args in (["--"], [], ["--interval", "0.1", "--"]):
+            result = run("run", "--dir", self.dir, *args, timeout=20)
+            self.assertEqual(result.returncode, 2, (args, result.stderr))
+            self.assertTrue(result.stderr.startswith("runmon: run: what to record?"), result.stderr)
+            self.assertIn("--host-only", result.stderr)
+            self.assertFalse(os.path.exists(self.dir))
+
+    def test_host_only_does_not_combine_with_a_command_or_pid(self):
+        for args in (["--", "true"], ["--pid", str(os.getpid())]):
+            result = run("run", "--dir", self.dir, "--host-only", *args, timeout=20)
+            self.assertEqual(result.returncode, 2, (args, result.stderr))
+            self.assertIn("--host-only", result.stderr)
+        self.assertFalse(os.path.exists(self.dir))
 
     def test_kill_9_mid_run_leaves_a_clean_log_and_the_command_running(self):
         pid_file = os.path.join(self.tmp.name, "child.pid")
@@ -334,7 +362,7 @@ class RunTest(unittest.TestCase):
     def test_help(self):
         result = run("run", "--help")
         self.assertEqual(result.returncode, 0)
-        for flag in ("--dir", "--id", "--name", "--project", "--pid", "--interval"):
+        for flag in ("--dir", "--id", "--name", "--project", "--pid", "--interval", "--host-only"):
             self.assertIn(flag, result.stdout)
 
 

@@ -1,6 +1,7 @@
 // The /metrics server on a loopback port: --listen parsing, the loopback and token rules, the cached text
 // with its content type, 404/405/413, loopback Host checks, bearer tokens, a port already in use (also by
-// another runmon: no SO_REUSEPORT), a client that never finishes its request, and stopping.
+// another runmon: no SO_REUSEPORT), a client that never finishes its request and one that drips it, the
+// one-line text body of every error (those httplib produces itself too), and stopping.
 #include "export/metrics_server.hpp"
 
 #include <arpa/inet.h>
@@ -14,6 +15,8 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+
+#include "support/raw_http.hpp"
 
 namespace runmon {
 namespace {
@@ -265,6 +268,47 @@ TEST_F(MetricsServerTest, AStalledRequestIsCutOff) {
   EXPECT_LT(waited, 15);
   ::close(sock);
   // Meanwhile others are served.
+  auto res = client_->Get("/metrics");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+}
+
+// docs/cli.md: every error answer is one line of text/plain.
+void ExpectTextError(const test::RawResponse& response, int status, const std::string& what) {
+  EXPECT_EQ(response.status, status) << what;
+  EXPECT_EQ(response.content_type, "text/plain; charset=utf-8") << what;
+  EXPECT_GT(response.body.size(), 1u) << what;
+  EXPECT_TRUE(response.body.ends_with("\n")) << what;
+  EXPECT_EQ(response.body.find('\n'), response.body.size() - 1) << what;
+}
+
+TEST_F(MetricsServerTest, EveryErrorIsALineOfText) {
+  Start();
+  const int port = server_->port();
+  const auto raw = [port](const std::string& request) {
+    return test::ParseRawResponse(test::RawRequest(port, request));
+  };
+  const std::string host = "Host: 127.0.0.1\r\n";
+  ExpectTextError(raw("GET /other HTTP/1.1\r\n" + host + "\r\n"), 404, "other path");
+  ExpectTextError(raw("DELETE /metrics HTTP/1.1\r\n" + host + "\r\n"), 405, "DELETE");
+  ExpectTextError(raw("GET /metrics HTTP/1.1\r\n" + host + "Content-Length: 3\r\n\r\nabc"), 413, "a body");
+  ExpectTextError(
+      raw("GET /metrics HTTP/1.1\r\n" + host + "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"),
+      413, "a chunked body");
+  ExpectTextError(raw("NONSENSE\r\n\r\n"), 400, "malformed request line");
+  ExpectTextError(raw("GET /" + std::string(9000, 'a') + " HTTP/1.1\r\n" + host + "\r\n"), 414, "long URI");
+  ExpectTextError(raw("GET /metrics HTTP/1.1\r\n" + host + "Range: bytes=x\r\n\r\n"), 416, "bad range");
+  ExpectTextError(raw("GET /metrics HTTP/1.1\r\nHost: evil.example\r\n\r\n"), 403, "other host");
+}
+
+TEST_F(MetricsServerTest, ADrippingClientIsCutOff) {
+  Start();
+  // A byte every 0.4 s keeps every read within the read timeout: only a deadline for the whole head cuts it.
+  const std::string head = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + std::string(200, 'a');
+  const auto cut =
+      test::SecondsUntilCut(server_->port(), head, std::chrono::milliseconds(400), std::chrono::seconds(30));
+  ASSERT_TRUE(cut.has_value()) << "still connected after 30 s of dripping";
+  EXPECT_LT(cut->count(), 15);
   auto res = client_->Get("/metrics");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);

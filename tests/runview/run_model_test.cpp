@@ -1,4 +1,5 @@
-// RunModel (records -> overview and series), ParseJsonNumber, DeriveRunState, and RunLoader reading logs
+// RunModel (records -> overview and series), ParseJsonNumber, RunRuntime, ShortName, and RunLoader reading
+// logs and judging them
 // in slices, following growth, torn tails and damage.
 #include "runview/run_model.hpp"
 
@@ -54,7 +55,7 @@ TEST(RunModel, OverviewFromRunEnvironmentAndExit) {
   EXPECT_EQ(overview.project, "vision");
   EXPECT_EQ(overview.host, "gpu-node");
   EXPECT_EQ(overview.producer, "runmon 0.1.0");
-  EXPECT_TRUE(model.written_by_runmon());
+  EXPECT_TRUE(model.progress().runmon_writer());
   ASSERT_TRUE(overview.start_time.has_value());
   EXPECT_DOUBLE_EQ(*overview.start_time, kStart);
   EXPECT_EQ(overview.exit_code, 3);
@@ -123,20 +124,37 @@ TEST(RunModel, VersionsTrackNewKeysAndNewData) {
   EXPECT_GT(model.keys_version(), keys);
 }
 
-TEST(DeriveRunState, FromExitLockAndQuietTime) {
-  const RunModel finished = Build(RunLogBuilder().Header().Run("r", "n", kStart).Exit(0, 5));
-  const RunModel failed = Build(RunLogBuilder().Header().Run("r", "n", kStart).Exit(1, 5));
-  const RunModel runmon_open =
-      Build(RunLogBuilder().Header().Run("r", "n", kStart).Stats(kStart + 5, {{"cpu", "1"}}));
-  const RunModel wandb_open =
-      Build(RunLogBuilder().Header("0.21.0").Run("r", "n", kStart).Stats(kStart + 5, {{"cpu", "1"}}));
-  EXPECT_EQ(DeriveRunState(finished, false, kStart + 10), RunState::kFinished);
-  EXPECT_EQ(DeriveRunState(failed, true, kStart + 10), RunState::kFailed);
-  EXPECT_EQ(DeriveRunState(runmon_open, true, kStart + 1e6), RunState::kRunning);
-  EXPECT_EQ(DeriveRunState(runmon_open, false, kStart + 10), RunState::kCrashed);  // writer gone
-  EXPECT_EQ(DeriveRunState(wandb_open, false, kStart + 60), RunState::kRunning);
-  EXPECT_EQ(DeriveRunState(wandb_open, false, kStart + 5 + 601), RunState::kCrashed);
-  EXPECT_EQ(DeriveRunState(wandb_open, std::nullopt, kStart + 30), RunState::kRunning);
+TEST(RunRuntime, TenthsBeyondTheExitRecordsWholeSeconds) {
+  // A 3.7 s run: W&B's exit record keeps whole seconds (3); its last sample is at 3.7 s.
+  RunLogBuilder builder;
+  builder.Header().Run("r", "n", kStart);
+  for (int i = 0; i <= 37; ++i) builder.Stats(kStart + i / 10.0, {{"cpu", "1"}});
+  const RunModel short_run = Build(builder.Exit(0, 3.7));
+  ASSERT_EQ(short_run.overview().exit_runtime, 3);
+  EXPECT_NEAR(*RunRuntime(short_run.overview(), RunState::kFinished, kStart + 100), 3.7, 1e-6);
+  // A W&B run whose last sample came well before its end: the exit record's runtime.
+  const RunModel long_run = Build(RunLogBuilder().Run("r", "n", kStart).Stats(kStart + 5, {}).Exit(1, 20));
+  EXPECT_DOUBLE_EQ(*RunRuntime(long_run.overview(), RunState::kFailed, kStart + 100), 20);
+  // Running: the time since the start; crashed: the span of the records; no start: unknown.
+  const RunModel open = Build(RunLogBuilder().Run("r", "n", kStart).Stats(kStart + 5, {}));
+  EXPECT_DOUBLE_EQ(*RunRuntime(open.overview(), RunState::kRunning, kStart + 8.5), 8.5);
+  EXPECT_DOUBLE_EQ(*RunRuntime(open.overview(), RunState::kCrashed, kStart + 100), 5);
+  EXPECT_FALSE(RunRuntime(Build(RunLogBuilder().Stats(kStart, {})).overview(), RunState::kCrashed, kStart));
+}
+
+TEST(ShortName, CutsLongNamesAtACharacter) {
+  EXPECT_EQ(ShortName("resnet"), "resnet");
+  const std::string long_name(200 << 10, 'x');
+  EXPECT_EQ(ShortName(long_name), std::string(kMaxShownNameBytes, 'x') + "…");
+  // "é" is two bytes: a cut between them backs up to before the character.
+  EXPECT_EQ(ShortName("ab\xc3\xa9"
+                      "cd",
+                      3),
+            "ab…");
+  EXPECT_EQ(ShortName("ab\xc3\xa9"
+                      "cd",
+                      4),
+            "ab\xc3\xa9…");
 }
 
 TEST(RunLoader, ReadsAWholeLogAndFollowsItsGrowth) {
@@ -257,9 +275,14 @@ TEST(RunLoader, RefusesWhatIsNotARegularFileAndReportsNonLogs) {
   auto loader = RunLoader::Open(text);
   ASSERT_TRUE(loader.ok());
   RunModel model;
+  // Known at once, before anything is read into a model, and the same after.
+  EXPECT_EQ((*loader)->Verdict(model, kStart).state, RunState::kNotARunLog);
   EXPECT_FALSE((*loader)->Read(model, kPlenty));
   EXPECT_FALSE((*loader)->error().empty());
   EXPECT_FALSE((*loader)->HasNewData());
+  const auto verdict = (*loader)->Verdict(model, kStart);
+  EXPECT_EQ(verdict.state, RunState::kNotARunLog);
+  EXPECT_EQ(verdict.reason, (*loader)->error());
 }
 
 }  // namespace

@@ -49,10 +49,10 @@ TEST(SummarizeRun, ReadsHeadAndTailOfALargeLog) {
   const auto log = WriteTestRun(dir.path(), "20260101_000000", "big", true, 20000);
   ASSERT_GT(fs::file_size(log), 8u * 32768);
   const auto summary = SummarizeRun(log, kStart + 1e6);
-  EXPECT_TRUE(summary.error.empty()) << summary.error;
+  EXPECT_TRUE(summary.verdict.reason.empty()) << summary.verdict.reason;
   EXPECT_EQ(summary.overview.id, "big");
   EXPECT_EQ(summary.overview.name, "name-big");
-  EXPECT_EQ(summary.state, RunState::kFinished);
+  EXPECT_EQ(summary.verdict.state, RunState::kFinished);
   EXPECT_TRUE(summary.warning.empty()) << summary.warning;  // the head/tail junction is not damage
   ASSERT_TRUE(summary.overview.last_time.has_value());
   EXPECT_DOUBLE_EQ(*summary.overview.last_time, kStart + 19999);
@@ -70,7 +70,8 @@ TEST(SummarizeRun, DamageInTheHeadOrTailIsAWarning) {
       file.write("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
     }
     const auto summary = SummarizeRun(log, kStart + 1e6);
-    EXPECT_TRUE(summary.error.empty());
+    EXPECT_TRUE(summary.verdict.reason.empty());
+    EXPECT_TRUE(summary.verdict.damaged);
     EXPECT_NE(summary.warning.find("damaged log"), std::string::npos) << (in_tail ? "tail" : "head");
   }
 }
@@ -79,7 +80,7 @@ TEST(SummarizeRun, RunningCrashedAndUnreadable) {
   TempDir dir("leet-ws");
   // A runmon log without an exit record whose writer is gone: crashed.
   const auto crashed = WriteTestRun(dir.path(), "20260101_000000", "gone", false);
-  EXPECT_EQ(SummarizeRun(crashed, kStart + 10).state, RunState::kCrashed);
+  EXPECT_EQ(SummarizeRun(crashed, kStart + 10).verdict.state, RunState::kCrashed);
   // One whose writer still holds it: running.
   const fs::path open_log = dir.path() / "run-20260102_000000-live" / "run-live.wandb";
   fs::create_directories(open_log.parent_path());
@@ -88,18 +89,46 @@ TEST(SummarizeRun, RunningCrashedAndUnreadable) {
   RunLogBuilder builder;
   builder.Header().Run("live", "live", kStart).Stats(kStart + 1, {{"cpu", "1"}});
   for (const auto& record : builder.records()) ASSERT_TRUE(writer->Append(record.SerializeAsString()).ok());
-  EXPECT_EQ(SummarizeRun(open_log, kStart + 1e6).state, RunState::kRunning);
-  // Not a log.
+  EXPECT_EQ(SummarizeRun(open_log, kStart + 1e6).verdict.state, RunState::kRunning);
+  // Not a log: said so with the reason, never crashed.
   std::ofstream(dir.path() / "junk.wandb") << std::string(100000, 'x');
-  EXPECT_FALSE(SummarizeRun(dir.path() / "junk.wandb", kStart).error.empty());
-  EXPECT_FALSE(SummarizeRun(dir.path() / "missing.wandb", kStart).error.empty());
-  EXPECT_FALSE(SummarizeRun(dir.path(), kStart).error.empty());
+  const fs::path zeros = dir.path() / "zeros.wandb";
+  std::ofstream(zeros).close();
+  fs::resize_file(zeros, 2ull << 30);  // 2 GB, sparse
+  for (const auto& path : {dir.path() / "junk.wandb", zeros, dir.path() / "missing.wandb", dir.path()}) {
+    const auto summary = SummarizeRun(path, kStart);
+    EXPECT_EQ(summary.verdict.state, RunState::kNotARunLog) << path;
+    EXPECT_FALSE(summary.verdict.reason.empty()) << path;
+  }
+  EXPECT_NE(SummarizeRun(zeros, kStart).verdict.reason.find("not a W&B run log"), std::string::npos);
+}
+
+// A run record longer than a block (a name of 200 KiB, of 2 MiB) is read whole from the head, so the runs
+// lists show the run's name, not its id.
+TEST(SummarizeRun, ARunRecordLongerThanABlockIsReadWhole) {
+  TempDir dir("leet-ws");
+  for (const size_t name_bytes : {size_t{200} << 10, size_t{2} << 20}) {
+    const std::string name = "long-" + std::string(name_bytes, 'n');
+    const std::string id = "long" + std::to_string(name_bytes);
+    RunLogBuilder builder;
+    builder.Header().Run(id, name, kStart);
+    for (int i = 0; i < 20000; ++i) builder.Stats(kStart + i, {{"cpu", "1"}});
+    const fs::path log = dir.path() / (id + ".wandb");
+    builder.Exit(0, 20000).WriteTo(log);
+    const auto summary = SummarizeRun(log, kStart + 1e6);
+    EXPECT_EQ(summary.overview.name, name) << name_bytes;
+    EXPECT_EQ(summary.overview.id, id);
+    EXPECT_EQ(summary.verdict.state, RunState::kFinished);
+    EXPECT_TRUE(summary.warning.empty()) << summary.warning;
+    ASSERT_TRUE(summary.overview.last_time.has_value());
+    EXPECT_DOUBLE_EQ(*summary.overview.last_time, kStart + 19999);  // the tail is still read
+  }
 }
 
 TEST(SummarizeRun, WandbsOwnFile) {
   const fs::path fixture = fs::path(RUNMON_FIXTURES_DIR) / "runlog" / "sample-stats.wandb";
   const auto summary = SummarizeRun(fixture, 0);
-  EXPECT_TRUE(summary.error.empty()) << summary.error;
+  EXPECT_TRUE(summary.verdict.reason.empty()) << summary.verdict.reason;
   EXPECT_EQ(summary.overview.id, "smpl0001");
   EXPECT_EQ(summary.overview.name, "sample-stats");
   EXPECT_EQ(summary.overview.host, "fixture-host");

@@ -54,6 +54,21 @@ TEST(ResolveLeetPath, EachKindOfPath) {
   EXPECT_EQ(fs::canonical(dir.path() / none->run_log), fs::canonical(newer));
 }
 
+// Without a PATH, a latest run that is not a run log opens the workspace (where it is listed as such)
+// rather than refusing to start.
+TEST(ResolveLeetPath, NoPathAndALatestRunThatIsNotARunLog) {
+  TempDir dir("leet-ws");
+  const fs::path wandb = dir.path() / "wandb";
+  WriteTestRun(wandb, "20260101_000000", "old", true);
+  const fs::path junk = wandb / "run-20260102_000000-junk" / "run-junk.wandb";
+  fs::create_directories(junk.parent_path());
+  std::ofstream(junk) << std::string(1000, 'x');
+  auto none = InDirectory(dir.path(), [] { return ResolveLeetPath(std::nullopt); });
+  ASSERT_TRUE(none.ok()) << none.error();
+  EXPECT_EQ(none->mode, LeetMode::kWorkspace);
+  EXPECT_EQ(none->wandb_dir, "wandb");
+}
+
 TEST(ResolveLeetPath, ClearErrors) {
   TempDir dir("leet-ws");
   auto missing = ResolveLeetPath(dir.path() / "nope");

@@ -95,7 +95,7 @@ TEST(LeetSession, WorkspaceListsOpensGoesBackAndOverlays) {
   ViewModel model = session.BuildViewModel(view, kStart + 100);
   ASSERT_EQ(model.runs.size(), 4u);
   EXPECT_EQ(model.runs[0].name, "empty");
-  EXPECT_FALSE(model.runs[0].readable);
+  EXPECT_EQ(model.runs[0].state, runview::RunState::kNotARunLog);
   EXPECT_EQ(model.runs[1].name, "run third");
   EXPECT_EQ(model.runs[1].state, runview::RunState::kFinished);
   EXPECT_EQ(model.runs[2].state, runview::RunState::kFailed);
@@ -153,18 +153,73 @@ TEST(LeetSession, NewRunsAppearOnTheNextScan) {
   EXPECT_EQ(model.runs[0].name, "run newer");
 }
 
-TEST(LeetSession, ALogThatIsNotALogIsShownWithItsError) {
+// A file that is not a run log (bad magic, 2 GB of zeros) is refused as `runmon dump` refuses it, never
+// opened as a crashed run.
+TEST(LeetSession, AFileThatIsNotARunLogIsRefused) {
   TempDir dir("leet-session");
-  const fs::path log = dir.path() / "run-20260101_000000-junk" / "run-junk.wandb";
-  fs::create_directories(log.parent_path());
-  std::ofstream(log) << "not a run log";
-  auto session = LeetSession::Open({LeetMode::kSingleRun, dir.path(), log});
-  ASSERT_TRUE(session.ok());
-  WorkUntilLoaded(**session);
+  const fs::path junk = dir.path() / "run-20260101_000000-junk" / "run-junk.wandb";
+  fs::create_directories(junk.parent_path());
+  std::ofstream(junk) << "not a run log";
+  const fs::path zeros = dir.path() / "run-20260102_000000-zeros" / "run-zeros.wandb";
+  fs::create_directories(zeros.parent_path());
+  std::ofstream(zeros).close();
+  fs::resize_file(zeros, 2ull << 30);  // sparse
+  for (const auto& log : {junk, zeros}) {
+    auto session = LeetSession::Open({LeetMode::kSingleRun, dir.path(), log});
+    ASSERT_FALSE(session.ok()) << log;
+    EXPECT_EQ(session.error(),
+              log.string() + ": not a W&B run log (the file does not start with \":W&B\" and magic 0xBEE1)");
+  }
+}
+
+// Among real runs, a file that is not a run log is listed as one (the reason in the status bar while the
+// cursor is on it), never as crashed, and is neither charted nor opened.
+TEST(LeetSession, AWorkspaceListsWhatIsNotARunLogAsSuch) {
+  TempDir dir("leet-session");
+  WriteRun(dir.path(), "20260101_000000", "real", 0);
+  const fs::path zeros = dir.path() / "run-20260102_000000-zeros" / "run-zeros.wandb";
+  fs::create_directories(zeros.parent_path());
+  std::ofstream(zeros).close();
+  fs::resize_file(zeros, 2ull << 30);
+  auto opened = LeetSession::Open({LeetMode::kWorkspace, dir.path(), {}});
+  ASSERT_TRUE(opened.ok()) << opened.error();
+  LeetSession& session = **opened;
+  session.Work(Clock::now(), std::chrono::seconds(1));
   LeetView view;
-  const auto model = (*session)->BuildViewModel(view, kStart);
+  ViewModel model = session.BuildViewModel(view, kStart + 100);
+  WorkUntilLoaded(session);
+  model = session.BuildViewModel(view, kStart + 100);
+  ASSERT_EQ(model.runs.size(), 2u);
+  EXPECT_EQ(model.runs[0].name, "zeros");
+  EXPECT_EQ(model.runs[0].state, runview::RunState::kNotARunLog);
+  EXPECT_EQ(model.runs[1].state, runview::RunState::kFinished);
+  EXPECT_TRUE(model.chart_runs.empty());
   ASSERT_FALSE(model.warnings.empty());
-  EXPECT_FALSE(model.loading);
+  EXPECT_NE(model.warnings[0].find("zeros: not a W&B run log"), std::string::npos) << model.warnings[0];
+  EXPECT_TRUE(session.Apply(ViewAction::kOpenRun, view));
+  EXPECT_EQ(session.mode(), LeetMode::kWorkspace);  // not opened
+}
+
+// A run whose name is megabytes long is listed under its name (its run record read whole), shortened.
+TEST(LeetSession, AWorkspaceNamesRunsWithVeryLongNames) {
+  TempDir dir("leet-session");
+  for (const size_t bytes : {size_t{200} << 10, size_t{2} << 20}) {
+    const std::string id = "long" + std::to_string(bytes);
+    RunLogBuilder builder;
+    builder.Header().Run(id, std::string(bytes, 'n'), kStart).Stats(kStart, {{"cpu", "1"}}).Exit(0, 1);
+    builder.WriteTo(dir.path() / ("run-20260101_00000" + std::to_string(bytes % 7) + "-" + id) /
+                    ("run-" + id + ".wandb"));
+  }
+  auto opened = LeetSession::Open({LeetMode::kWorkspace, dir.path(), {}});
+  ASSERT_TRUE(opened.ok()) << opened.error();
+  (*opened)->Work(Clock::now(), std::chrono::seconds(5));
+  LeetView view;
+  const ViewModel model = (*opened)->BuildViewModel(view, kStart + 100);
+  ASSERT_EQ(model.runs.size(), 2u);
+  for (const auto& run : model.runs) {
+    EXPECT_EQ(run.name, std::string(runview::kMaxShownNameBytes, 'n') + "…");
+    EXPECT_EQ(run.state, runview::RunState::kFinished);
+  }
 }
 
 }  // namespace

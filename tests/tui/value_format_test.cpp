@@ -106,8 +106,11 @@ TEST(FormatDuration, Examples) {
   EXPECT_EQ(FormatDuration(187200), "2d04h");
   EXPECT_EQ(FormatDuration(93900), "26h05m");  // hours up to two days
   EXPECT_EQ(FormatDuration(60), "1m00s");
-  EXPECT_EQ(FormatDuration(59.6), "59s");  // truncated like a clock
-  EXPECT_EQ(FormatDuration(10.5), "10s");
+  EXPECT_EQ(FormatDuration(59.6), "59.6s");   // under a minute: to the tenth of a second
+  EXPECT_EQ(FormatDuration(59.96), "59.9s");  // truncated like a clock
+  EXPECT_EQ(FormatDuration(10.5), "10.5s");
+  EXPECT_EQ(FormatDuration(3.7), "3.7s");
+  EXPECT_EQ(FormatDuration(45.25), "45.2s");
   EXPECT_EQ(FormatDuration(3600), "1h00m");
   EXPECT_EQ(FormatDuration(3659), "1h00m");
   EXPECT_EQ(FormatDuration(2.5), "2.5s");

@@ -257,12 +257,12 @@ TEST_F(ViewTest, WorkspaceListsRunsAndOverlaysTheSelected) {
   ViewModel vm;
   vm.mode = LeetMode::kWorkspace;
   vm.location = "wandb";
-  vm.runs = {{"resnet-50", "2026-05-28 20:26", runview::RunState::kRunning, true, true, true},
-             {"bert-large", "2026-05-27 09:00", runview::RunState::kFailed, true, true, true},
-             {"old-run", "2026-05-01 12:00", runview::RunState::kCrashed, false, true, true},
-             {"broken", "2026-04-01 12:00", runview::RunState::kCrashed, false, false, true},
-             {"scratched", "2026-03-15 12:00", runview::RunState::kFinished, false, true, true, true},
-             {"pending", "2026-03-01 12:00", runview::RunState::kCrashed, false, true, false}};
+  vm.runs = {{"resnet-50", "2026-05-28 20:26", runview::RunState::kRunning, true, true},
+             {"bert-large", "2026-05-27 09:00", runview::RunState::kFailed, true, true},
+             {"old-run", "2026-05-01 12:00", runview::RunState::kCrashed, false, true},
+             {"broken", "2026-04-01 12:00", runview::RunState::kNotARunLog, false, true},
+             {"scratched", "2026-03-15 12:00", runview::RunState::kFinished, false, true, true},
+             {"pending", "2026-03-01 12:00", runview::RunState::kCrashed, false, false}};
   vm.chart_runs = {&first, &second};
   vm.chart_run_labels = {"resnet-50", "bert-large"};
   vm.now_seconds = kStart + 200;

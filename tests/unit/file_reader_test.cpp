@@ -1,18 +1,26 @@
 // KeptOpenFile: whole files come back however large (multi-record kernel files arrive a page or a
 // line-aligned part at a time and are read to the end), a file that appears later is picked up, a missing
-// file is an error, and the process-wide descriptor count goes back down when files close.
+// file is an error, and the process-wide descriptor count goes back down when files close. Only regular
+// files are read: a FIFO (which would block the open), a device (/dev/zero would flood), a directory and
+// an oversized file are refused at once with an error naming the path. ReadOptionalFile tells an absent
+// file (nothing said) from a broken one (reported).
 #include "host/file_reader.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "support/temp_dir.hpp"
+#include "support/watchdog.hpp"
 
 namespace runmon {
 namespace {
@@ -132,6 +140,73 @@ TEST(ReadFileToString, DirectoryAndListing) {
   EXPECT_FALSE(ListDirectory(dir.path() / "none").ok());
   EXPECT_FALSE(ReadFileToString(dir.path() / "none").ok());
   EXPECT_EQ(*ReadFileToString(dir.path() / "x"), "1");
+}
+
+// Expects `result` to be an error naming `path` and containing `reason`.
+template <typename T>
+void ExpectRefused(const Result<T>& result, const fs::path& path, std::string_view reason) {
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.error().find(path.string()), std::string::npos) << result.error();
+  EXPECT_NE(result.error().find(reason), std::string::npos) << result.error();
+}
+
+TEST(KeptOpenFile, SpecialFilesAreRefusedWithoutBlocking) {
+  TempDir dir;
+  const fs::path fifo = dir.path() / "meminfo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const fs::path zero = dir.path() / "stat";
+  fs::create_symlink("/dev/zero", zero);
+  const fs::path directory = dir.path() / "cpuinfo";
+  fs::create_directory(directory);
+  const size_t descriptors_before = KeptDescriptorCount();
+  test::RunWithin(std::chrono::seconds(10), "reading special files", [&] {
+    for (int round = 0; round < 2; ++round) {  // refused again on the next tick, still without blocking
+      KeptOpenFile kept(fifo, Generated::kWhole);
+      ExpectRefused(kept.Read(), fifo, "a FIFO, not a regular file");
+      EXPECT_FALSE(IsGoneErrno(kept.last_errno()));
+      ExpectRefused(KeptOpenFile(zero).Read(), zero, "a character device");
+      ExpectRefused(KeptOpenFile(directory).Read(), directory, "a directory");
+      ExpectRefused(ReadFileToString(fifo), fifo, "FIFO");
+    }
+    EXPECT_EQ(KeptDescriptorCount(), descriptors_before);  // nothing refused stays open
+  });
+}
+
+TEST(KeptOpenFile, OversizedRegularFileIsRefusedBeforeReading) {
+  TempDir dir;
+  const fs::path big = dir.path() / "mountinfo";
+  std::ofstream(big).close();
+  fs::resize_file(big, kMaxFileBytes + 1);  // sparse: costs no disk
+  ExpectRefused(KeptOpenFile(big).Read(), big, "larger than");
+}
+
+TEST(ReadOptionalFile, AbsentIsSilentBrokenIsReported) {
+  TempDir dir;
+  std::vector<std::string> reports;
+  const ProblemReporter report = [&](const std::string& problem) { reports.push_back(problem); };
+  EXPECT_EQ(ReadOptionalFile(dir.path() / "none", report), std::nullopt);
+  EXPECT_TRUE(reports.empty());
+  std::ofstream(dir.path() / "x") << "1\n";
+  EXPECT_EQ(ReadOptionalFile(dir.path() / "x", report), "1\n");
+  const fs::path fifo = dir.path() / "cpu.max";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  test::RunWithin(std::chrono::seconds(10), "reading a FIFO",
+                  [&] { EXPECT_EQ(ReadOptionalFile(fifo, report), std::nullopt); });
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_NE(reports[0].find(fifo.string()), std::string::npos) << reports[0];
+  EXPECT_EQ(ReadOptionalFile(fifo, nullptr), std::nullopt);  // a null reporter is allowed
+
+  // Parsed: a malformed file is reported with its path and the parser's message.
+  std::ofstream(dir.path() / "count") << "many\n";
+  auto parse = [](std::string_view text) -> Result<int> {
+    if (text != "7\n") return Error{"not seven"};
+    return 7;
+  };
+  EXPECT_EQ(ReadOptionalParsed(dir.path() / "count", parse, report), std::nullopt);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[1], (dir.path() / "count").string() + ": not seven");
+  std::ofstream(dir.path() / "count") << "7\n";
+  EXPECT_EQ(ReadOptionalParsed(dir.path() / "count", parse, report), 7);
 }
 
 }  // namespace

@@ -273,13 +273,24 @@ TEST(ParsePidStat, KernelThreadAndZombie) {
 
 TEST(ParsePidStat, HugeTickCountsFit) {
   const auto stat = ParsePidStat(
-      "5 (x) S 1 5 5 0 -1 0 0 0 0 0 18446744073709551615 18446744073709551615 0 0 20 0 2147483647 0 "
-      "18446744073709551615\n");
+      "5 (x) S 1 5 5 0 -1 0 0 0 0 0 18446744073709551614 1 9223372036854775807 9223372036854775807 20 0 "
+      "2147483647 0 18446744073709551615\n");
   ASSERT_TRUE(stat.ok()) << stat.error();
-  EXPECT_EQ(stat->utime_ticks, kU64Max);
-  EXPECT_EQ(stat->stime_ticks, kU64Max);
+  EXPECT_EQ(stat->utime_ticks, kU64Max - 1);
+  EXPECT_EQ(stat->CpuTicks(), kU64Max);
+  EXPECT_EQ(stat->children_cpu_ticks, kU64Max - 1);  // two INT64_MAX: parsed (whether true is not its job)
   EXPECT_EQ(stat->num_threads, 2147483647);
   EXPECT_EQ(stat->start_time_ticks, kU64Max);
+}
+
+TEST(ParsePidStat, CpuTimesThatCannotBeSummedAreErrors) {
+  ExpectError(
+      ParsePidStat("5 (x) S 1 5 5 0 -1 0 0 0 0 0 18446744073709551615 18446744073709551615 0 0 20 0 1 "
+                   "0 100\n"),
+      "overflows");
+  ExpectError(ParsePidStat("5 (x) S 1 5 5 0 -1 0 0 0 0 0 1 1 -3 0 20 0 1 0 100\n"), "children cpu time");
+  ExpectError(ParsePidStat("5 (x) S 1 5 5 0 -1 0 0 0 0 0 1 1 0 9223372036854775808 20 0 1 0 100\n"),
+              "children cpu time");
 }
 
 TEST(ParsePidStat, Errors) {
@@ -325,6 +336,27 @@ TEST(ParsePidStatm, Errors) {
   ExpectError(ParsePidStatmResidentPages("2345 abc 1"), "resident");
   ExpectError(ParsePidStatmResidentPages("2345 -1 1"), "resident");
   ExpectError(ParsePidStatmResidentPages("2345 18446744073709551616 1"), "resident");
+}
+
+TEST(PagesToBytes, RefusesProductsThatOverflow) {
+  EXPECT_EQ(PagesToBytes(678, 4096), std::optional<uint64_t>(678u * 4096u));
+  EXPECT_EQ(PagesToBytes(kU64Max / 4096, 4096), std::optional<uint64_t>(kU64Max / 4096 * 4096));
+  EXPECT_EQ(PagesToBytes(kU64Max / 4096 + 1, 4096), std::nullopt);
+  EXPECT_EQ(PagesToBytes(kU64Max, 4096), std::nullopt);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// /proc/PID/schedstat
+
+TEST(ParsePidSchedstat, RuntimeIsTheFirstField) {
+  const auto ns = ParsePidSchedstatRuntimeNs("968590866 1267291 41\n");
+  ASSERT_TRUE(ns.ok()) << ns.error();
+  EXPECT_EQ(*ns, 968590866u);
+  ExpectError(ParsePidSchedstatRuntimeNs(""), "3 fields");
+  ExpectError(ParsePidSchedstatRuntimeNs("1 2"), "3 fields");
+  ExpectError(ParsePidSchedstatRuntimeNs("1 2 3 4"), "3 fields");
+  ExpectError(ParsePidSchedstatRuntimeNs("-1 2 3"), "bad field");
+  ExpectError(ParsePidSchedstatRuntimeNs("1 2 x"), "bad field");
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1043,7 +1075,7 @@ TEST(ParseCpuinfo, LastBlockWithoutTrailingBlankLine) {
   EXPECT_EQ(info->physical_count, 2u);
 }
 
-TEST(ParseCpuinfo, Arm64HasNoModelNameButHardware) {
+TEST(ParseCpuinfo, Arm64CoreIsNamedFromImplementerAndPart) {
   std::string text;
   for (int i = 0; i < 4; ++i) {
     text += "processor\t: " + std::to_string(i) +
@@ -1055,19 +1087,110 @@ TEST(ParseCpuinfo, Arm64HasNoModelNameButHardware) {
       "Model\t\t: Raspberry Pi 4 Model B Rev 1.1\n";
   const auto info = ParseCpuinfo(text);
   ASSERT_TRUE(info.ok()) << info.error();
-  EXPECT_EQ(info->model_name, "BCM2835");
+  EXPECT_EQ(info->model_name, "ARM Cortex-A72");  // the core, ahead of the board's "Hardware"
   EXPECT_EQ(info->logical_count, 4u);
   EXPECT_EQ(info->physical_count, 0u);  // left to the sysfs topology reader
+
+  // A part runmon does not know leaves the board's name.
+  std::string unknown = text;
+  for (size_t at = unknown.find("0xd08"); at != std::string::npos; at = unknown.find("0xd08")) {
+    unknown.replace(at, 5, "0xfff");
+  }
+  EXPECT_EQ(ParseCpuinfo(unknown)->model_name, "BCM2835");
 }
 
-TEST(ParseCpuinfo, Arm64ServerWithoutAnyModel) {
+TEST(ParseCpuinfo, Arm64ServerWithOnlyImplementerAndPart) {
+  // A Neoverse-N1 server (Graviton 2, Ampere Altra) and a Grace CPU: nothing but the Main ID register.
   const auto info = ParseCpuinfo(
       "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n\n"
       "processor\t: 1\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n\n");
   ASSERT_TRUE(info.ok()) << info.error();
-  EXPECT_EQ(info->model_name, "");
+  EXPECT_EQ(info->model_name, "ARM Neoverse-N1");
   EXPECT_EQ(info->logical_count, 2u);
   EXPECT_EQ(info->physical_count, 0u);
+  EXPECT_EQ(ParseCpuinfo("processor : 0\nCPU implementer : 0x41\nCPU part : 0xd4f\n")->model_name,
+            "ARM Neoverse-V2");
+  // Malformed numbers name nothing.
+  for (const char* bad : {"0x", "41", "0x41zz", "0x123456789ab"}) {
+    const std::string text = std::string("processor : 0\nCPU implementer : ") + bad + "\nCPU part : 0xd0c\n";
+    EXPECT_EQ(ParseCpuinfo(text)->model_name, "") << bad;
+  }
+}
+
+TEST(ParseCpuinfo, ArmV6WithoutPerCpuEntries) {
+  // Old ARM kernels: one "Processor" line naming the CPU and no "processor : N" entries.
+  const auto info = ParseCpuinfo(
+      "Processor\t: ARMv6-compatible processor rev 7 (v6l)\nBogoMIPS\t: 697.95\n"
+      "Features\t: swp half thumb fastmult vfp edsp java tls\nCPU implementer\t: 0x41\n"
+      "CPU architecture: 7\nCPU variant\t: 0x0\nCPU part\t: 0xb76\nCPU revision\t: 7\n\n"
+      "Hardware\t: BCM2708\nRevision\t: 000e\n");
+  ASSERT_TRUE(info.ok()) << info.error();
+  EXPECT_EQ(info->model_name, "ARMv6-compatible processor rev 7 (v6l)");
+  EXPECT_EQ(info->logical_count, 0u);  // unknown here: the count comes from sysfs
+}
+
+TEST(ParseCpuinfo, LoongArchModelName) {
+  std::string text = "system type\t\t: generic-loongson-machine\n\n";
+  for (int i = 0; i < 4; ++i) {
+    text += "processor\t\t: " + std::to_string(i) + "\npackage\t\t\t: 0\ncore\t\t\t: " + std::to_string(i) +
+            "\nCPU Family\t\t: Loongson-64bit\nModel Name\t\t: Loongson-3A6000\nCPU MHz\t\t\t: 2000.00\n\n";
+  }
+  const auto info = ParseCpuinfo(text);
+  ASSERT_TRUE(info.ok()) << info.error();
+  EXPECT_EQ(info->model_name, "Loongson-3A6000");
+  EXPECT_EQ(info->logical_count, 4u);
+  // Without "Model Name", the family.
+  EXPECT_EQ(ParseCpuinfo("processor : 0\nCPU Family : Loongson-32bit\n")->model_name, "Loongson-32bit");
+}
+
+TEST(ParseCpuinfo, S390ProcessorLinesAndDeclaredCount) {
+  const std::string head =
+      "vendor_id       : IBM/S390\n# processors    : 3\nbogomips per cpu: 3241.00\n"
+      "features\t: esan3 zarch stfle msa ldisp eimm dfp edat etf3eh highgprs te vx sie\n";
+  std::string lines;
+  for (int i = 0; i < 3; ++i) {
+    lines += "processor " + std::to_string(i) + ": version = 00,  identification = 0A1B2C,  machine = 3906\n";
+  }
+  const auto info = ParseCpuinfo(head + lines + "\ncpu number      : 0\ncpu MHz dynamic : 5208\n");
+  ASSERT_TRUE(info.ok()) << info.error();
+  EXPECT_EQ(info->logical_count, 3u);
+  EXPECT_EQ(info->model_name, "IBM/S390");
+  // The declared count stands in when the per-CPU lines are not there.
+  EXPECT_EQ(ParseCpuinfo(head)->logical_count, 3u);
+}
+
+TEST(ParseCpuinfo, SparcDeclaresActiveCpus) {
+  const auto info = ParseCpuinfo(
+      "cpu\t\t: TI UltraSparc IIi (Sabre)\nfpu\t\t: UltraSparc IIi integrated FPU\n"
+      "pmu\t\t: ultra12\nprom\t\t: OBP 3.10.25 2000/01/17 21:26\ntype\t\t: sun4u\n"
+      "ncpus probed\t: 4\nncpus active\t: 2\nD$ parity tl1\t: 0\nI$ parity tl1\t: 0\n");
+  ASSERT_TRUE(info.ok()) << info.error();
+  EXPECT_EQ(info->model_name, "TI UltraSparc IIi (Sabre)");
+  EXPECT_EQ(info->logical_count, 2u);
+  EXPECT_EQ(ParseCpuinfo("ncpus active : 99999999999\n").ok(), false);  // not a count: nothing known
+}
+
+TEST(ParseCpuinfo, RiscVMicroarchitectureThenIsa) {
+  const auto info = ParseCpuinfo(
+      "processor\t: 0\nhart\t\t: 1\nisa\t\t: rv64imafdc_zicntr_zicsr_zifencei_zihpm\nmmu\t\t: sv39\n"
+      "uarch\t\t: sifive,u74-mc\nmvendorid\t: 0x489\nmarchid\t\t: 0x8000000000000007\n\n"
+      "processor\t: 1\nhart\t\t: 2\nisa\t\t: rv64imafdc_zicntr_zicsr_zifencei_zihpm\nmmu\t\t: sv39\n"
+      "uarch\t\t: sifive,u74-mc\n\n");
+  ASSERT_TRUE(info.ok()) << info.error();
+  EXPECT_EQ(info->model_name, "sifive,u74-mc");
+  EXPECT_EQ(info->logical_count, 2u);
+  EXPECT_EQ(ParseCpuinfo("processor : 0\nhart : 0\nisa : rv64imafdcsu\nmmu : sv48\n")->model_name,
+            "rv64imafdcsu");
+}
+
+TEST(ParseCpuinfo, PowerPcCpuLine) {
+  const auto info = ParseCpuinfo(
+      "processor\t: 0\ncpu\t\t: POWER9 (raw), altivec supported\nclock\t\t: 2166.000000MHz\n"
+      "revision\t: 2.2 (pvr 004e 1202)\n\nprocessor\t: 1\ncpu\t\t: POWER9 (raw), altivec supported\n\n"
+      "timebase\t: 512000000\nplatform\t: PowerNV\nmodel\t\t: 9006-22P\nmachine\t\t: PowerNV 9006-22P\n");
+  ASSERT_TRUE(info.ok()) << info.error();
+  EXPECT_EQ(info->model_name, "POWER9 (raw), altivec supported");
+  EXPECT_EQ(info->logical_count, 2u);
 }
 
 TEST(ParseCpuinfo, OldArm32ProcessorLineIsAModelNotACpu) {
@@ -1098,8 +1221,13 @@ TEST(ParseCpuinfo, ModelNameWinsOverFallbacks) {
 TEST(ParseCpuinfo, Errors) {
   ExpectError(ParseCpuinfo(""), "no processor");
   ExpectError(ParseCpuinfo("\n\n"), "no processor");
-  ExpectError(ParseCpuinfo("model name : x\nHardware : y\n"), "no processor");
   ExpectError(ParseCpuinfo("garbage without colons\n"), "no processor");
+  ExpectError(ParseCpuinfo("model name :\nflags : fpu\n"), "no processor");  // an empty model is none
+  // A model without any count is not an error: the count comes from sysfs.
+  const auto model_only = ParseCpuinfo("model name : x\nHardware : y\n");
+  ASSERT_TRUE(model_only.ok()) << model_only.error();
+  EXPECT_EQ(model_only->model_name, "x");
+  EXPECT_EQ(model_only->logical_count, 0u);
 }
 
 // ---------------------------------------------------------------------------------------------------------

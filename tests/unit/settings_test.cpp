@@ -144,7 +144,7 @@ TEST(ApplyWandbSetting, Pid) {
   EXPECT_EQ(s.pid, 0L);
   ASSERT_TRUE(ApplyWandbSetting(s, "x_stats_pid", "-1").ok());
   EXPECT_EQ(s.pid, -1L);
-  for (std::string_view bad : {"abc", "", "1.5", "12abc", "0x10", "99999999999999999999999"}) {
+  for (std::string_view bad : {"abc", "", "1.5", "12abc", "0x10"}) {
     Settings t;
     ExpectErrorContains(ApplyWandbSetting(t, "x_stats_pid", bad), {"x_stats_pid", "not an integer"});
     EXPECT_FALSE(t.pid.has_value()) << bad;
@@ -225,14 +225,57 @@ TEST(ApplyWandbSetting, BadDiskPathsKeepThePreviousList) {
   }
 }
 
-// Disabled: documents a bug (see the report). JSON that is not a list (an object, a quoted string) does
-// not start with '[', so it is split as a comma list and kept as literal paths such as {"a": 1}.
+// JSON that is not a list (an object, a quoted string) is refused, not split as a comma list.
 TEST(ApplyWandbSetting, JsonThatIsNotAListIsRejected) {
   for (std::string_view value : {R"({"a": 1})", R"("/data")", R"({"a": 1, "b": 2})"}) {
     Settings s;
     EXPECT_FALSE(ApplyWandbSetting(s, "x_stats_disk_paths", value).ok()) << value;
     EXPECT_EQ(s.disk_paths, (std::vector<std::string>{"/"})) << value;
   }
+}
+
+// A path spelled twice would report its keys twice (disk./data.usageGB once per spelling).
+TEST(ApplyWandbSetting, DiskPathsAreNormalisedAndRepeatsDropped) {
+  Settings s;
+  ASSERT_TRUE(
+      ApplyWandbSetting(s, "x_stats_disk_paths", R"(["/data/", "/", "//", "/data", "/./data/.", "/"])").ok());
+  EXPECT_EQ(s.disk_paths, (std::vector<std::string>{"/data", "/"}));
+  ASSERT_TRUE(ApplyWandbSetting(s, "x_stats_disk_paths", "/scratch,/scratch//,/home").ok());
+  EXPECT_EQ(s.disk_paths, (std::vector<std::string>{"/scratch", "/home"}));
+}
+
+TEST(NormalizeDiskPaths, SpellingsOfOnePathBecomeOne) {
+  struct Case {
+    std::vector<std::string> paths;
+    std::vector<std::string> expected;
+  };
+  for (const Case& c : {
+           Case{{"/"}, {"/"}},
+           Case{{"//", "/.", "/./", "///"}, {"/"}},
+           Case{{"/data/", "/data", "//data", "/data//", "/./data/."}, {"/data"}},
+           Case{{"/b", "/a", "/b/", "/a/"}, {"/b", "/a"}},  // the first spelling's order
+           Case{{"/mnt/my files/", "/mnt/my files"}, {"/mnt/my files"}},
+           // `..` stays: through a symlink, /data/.. need not be /.
+           Case{{"/data/../x", "/x"}, {"/data/../x", "/x"}},
+           Case{{"./data/", "data", "."}, {"data", "."}},
+           Case{{"./", "."}, {"."}},
+       }) {
+    const auto normalised = NormalizeDiskPaths(c.paths);
+    ASSERT_TRUE(normalised.ok()) << normalised.error();
+    EXPECT_EQ(*normalised, c.expected) << ::testing::PrintToString(c.paths);
+  }
+}
+
+TEST(NormalizeDiskPaths, EmptyPathsAndNulBytesAreErrors) {
+  ExpectErrorContains(NormalizeDiskPaths({"/", ""}), {"empty"});
+  ExpectErrorContains(NormalizeDiskPaths({std::string("/a\0b", 4)}), {"NUL"});
+  ExpectErrorContains(NormalizeDiskPaths({}), {"at least one path"});
+  Settings s;
+  ExpectErrorContains(ApplyWandbSetting(s, "x_stats_disk_paths", R"(["/", ""])"),
+                      {"x_stats_disk_paths", "empty"});
+  ExpectErrorContains(ApplyWandbSetting(s, "x_stats_disk_paths", R"(["/a\u0000b"])"),
+                      {"x_stats_disk_paths", "NUL"});
+  EXPECT_EQ(s.disk_paths, (std::vector<std::string>{"/"}));
 }
 
 TEST(ApplyWandbSetting, Counts) {
@@ -251,6 +294,15 @@ TEST(ApplyWandbSetting, Counts) {
     EXPECT_FALSE(t.cpu_count.has_value());
     EXPECT_FALSE(t.cpu_logical_count.has_value());
     EXPECT_FALSE(t.gpu_count.has_value());
+  }
+}
+
+// A number too large for its type is out of range, not "not an integer".
+TEST(ApplyWandbSetting, HugeIntegersAreOutOfRange) {
+  for (std::string_view name :
+       {"x_stats_pid", "x_stats_cpu_count", "x_stats_gpu_count", "x_stats_buffer_size"}) {
+    Settings s;
+    ExpectErrorContains(ApplyWandbSetting(s, name, "99999999999999999999"), {name, "out of range"});
   }
 }
 
@@ -291,6 +343,7 @@ TEST(ApplyWandbSetting, IntAndStringPassThroughSettings) {
   ASSERT_TRUE(ApplyWandbSetting(s, "x_stats_buffer_size", " 042 ").ok());
   EXPECT_EQ(s.other.at("x_stats_buffer_size"), "42");
   ExpectErrorContains(ApplyWandbSetting(s, "x_stats_buffer_size", "big"), {"x_stats_buffer_size", "'big'"});
+  ExpectErrorContains(ApplyWandbSetting(s, "x_stats_buffer_size", "-5"), {"x_stats_buffer_size", "negative"});
   EXPECT_EQ(s.other.at("x_stats_buffer_size"), "42");
 
   ASSERT_TRUE(ApplyWandbSetting(s, "x_stats_neuron_monitor_config_path", "/etc/neuron monitor.json").ok());

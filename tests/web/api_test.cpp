@@ -279,7 +279,8 @@ TEST(ApiManyRuns, TenThousandRunsArePaged) {
   for (int i = 0; i < 10000; ++i) {
     const std::string id = fmt::format("r{:05d}", i);
     const fs::path log =
-        dir.path() / fmt::format("run-2026{:02d}{:02d}_{:02d}0000-{}", 1 + i / 2800, 1 + (i / 100) % 28, i % 24, id) /
+        dir.path() /
+        fmt::format("run-2026{:02d}{:02d}_{:02d}0000-{}", 1 + i / 2800, 1 + (i / 100) % 28, i % 24, id) /
         ("run-" + id + ".wandb");
     RunLogBuilder builder;
     builder.Header().Run(id, "run " + id, kStart + i);
@@ -297,11 +298,13 @@ TEST(ApiManyRuns, TenThousandRunsArePaged) {
   EXPECT_EQ(one["runs"][0]["id"], "r04242");
   // Every run is summarised in the background within a few seconds.
   for (int i = 0; i < 300; ++i) {
-    const json unknown = json::parse(ListRuns(store, {{"sort", "state"}, {"order", "desc"}, {"limit", "1"}}).body);
+    const json unknown =
+        json::parse(ListRuns(store, {{"sort", "state"}, {"order", "desc"}, {"limit", "1"}}).body);
     if (unknown["runs"][0]["state"] != "unknown") break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  const json sorted = json::parse(ListRuns(store, {{"sort", "state"}, {"order", "desc"}, {"limit", "1"}}).body);
+  const json sorted =
+      json::parse(ListRuns(store, {{"sort", "state"}, {"order", "desc"}, {"limit", "1"}}).body);
   EXPECT_NE(sorted["runs"][0]["state"], "unknown");
   store.Stop();
 }
@@ -321,6 +324,37 @@ TEST(ApiMissingLogdir, ListsNothingWithAWarningAndRefusesLayouts) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_EQ(json::parse(ListRuns(store, {}).body)["total"], 1);
+  store.Stop();
+}
+
+}  // namespace
+}  // namespace runmon::web
+
+namespace runmon::web {
+namespace {
+
+// A run record longer than a block (names of 200 KiB and 2 MiB) still names its run in the runs table (not
+// its id), shortened for the list; so does its page.
+TEST(ApiLongNames, RunsTableShowsNamesLongerThanABlock) {
+  test::TempDir dir("web-api");
+  for (const size_t bytes : {size_t{200} << 10, size_t{2} << 20}) {
+    const std::string id = "long" + std::to_string(bytes);
+    RunLogBuilder builder;
+    builder.Header().Run(id, "long-" + std::string(bytes, 'n'), kStart);
+    for (int i = 0; i < 20000; ++i) builder.Stats(kStart + i, {{"cpu", "1"}});
+    builder.Exit(0, 20000).WriteTo(dir.path() / ("run-20260101_000000-" + id) / ("run-" + id + ".wandb"));
+  }
+  RunStore store(dir.path());
+  store.Start();
+  const json body = json::parse(ListRuns(store, {}).body);
+  ASSERT_EQ(body["runs"].size(), 2u);
+  const std::string shown = "long-" + std::string(runview::kMaxShownNameBytes - 5, 'n') + "…";
+  for (const auto& row : body["runs"]) {
+    EXPECT_EQ(row["name"], shown) << row["id"];
+    EXPECT_EQ(row["state"], "finished");
+    EXPECT_EQ(json::parse(DescribeRun(store, row["dir"].get<std::string>()).body)["name"], shown);
+  }
+  EXPECT_EQ(json::parse(ListRuns(store, {{"q", "long-nnn"}}).body)["total"], 2);  // found by its name
   store.Stop();
 }
 

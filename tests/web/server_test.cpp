@@ -1,6 +1,7 @@
 // The dashboard's HTTP server on a loopback port: the files, the API behind tokens and loopback Host checks,
-// path traversal, size limits, a slow client that never finishes its request, event streams that announce a
-// growing run, and a writer appending while pages read.
+// path traversal, size limits, a slow client that never finishes its request and one that drips it, the JSON
+// body of every error (those httplib produces itself too), event streams that announce a growing run, and a
+// writer appending while pages read.
 #include "web/server.hpp"
 
 #include <arpa/inet.h>
@@ -12,10 +13,12 @@
 #include <atomic>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "core/access.hpp"
+#include "support/raw_http.hpp"
 #include "support/run_log_builder.hpp"
 #include "support/temp_dir.hpp"
 
@@ -222,6 +225,68 @@ TEST_F(ServerTest, LimitsAndSlowClients) {
   EXPECT_LT(std::chrono::steady_clock::now() - start,
             std::chrono::seconds(12));  // closed by the read timeout
   ::close(slow);
+}
+
+// The body docs/serve-api.md documents, on every error status, the ones httplib answers itself included.
+void ExpectJsonError(const test::RawResponse& response, int status, const std::string& what) {
+  EXPECT_EQ(response.status, status) << what;
+  EXPECT_EQ(response.content_type, "application/json") << what;
+  const auto body = nlohmann::json::parse(response.body, nullptr, false);
+  ASSERT_TRUE(body.is_object()) << what << ": " << response.body;
+  ASSERT_TRUE(body.contains("error")) << what << ": " << response.body;
+  EXPECT_TRUE(body["error"].is_string()) << what;
+  EXPECT_FALSE(body["error"].get<std::string>().empty()) << what;
+}
+
+TEST_F(ServerTest, EveryErrorHasTheJsonBody) {
+  StartServer();
+  const int port = server_->port();
+  const auto raw = [port](const std::string& request) {
+    return test::ParseRawResponse(test::RawRequest(port, request));
+  };
+  const std::string host = "Host: 127.0.0.1\r\n";
+  ExpectJsonError(raw("GET /api/nothing HTTP/1.1\r\n" + host + "\r\n"), 404, "unknown API path");
+  ExpectJsonError(raw("GET /nothing.txt HTTP/1.1\r\n" + host + "\r\n"), 404, "unknown file");
+  ExpectJsonError(raw("DELETE /api/layout HTTP/1.1\r\n" + host + "\r\n"), 404, "DELETE");
+  ExpectJsonError(raw("POST /api/runs HTTP/1.1\r\n" + host + "Content-Length: 0\r\n\r\n"), 404, "POST");
+  ExpectJsonError(raw("GET /api/runs?limit=x HTTP/1.1\r\n" + host + "\r\n"), 400, "bad parameter");
+  ExpectJsonError(raw("NONSENSE\r\n\r\n"), 400, "malformed request line");
+  ExpectJsonError(raw("GET /" + std::string(9000, 'a') + " HTTP/1.1\r\n" + host + "\r\n"), 414, "long URI");
+  ExpectJsonError(raw("GET / HTTP/1.1\r\n" + host + "Range: bytes=x\r\n\r\n"), 416, "bad range");
+  ExpectJsonError(raw("GET /api/runs HTTP/1.1\r\nHost: evil.example\r\n\r\n"), 403, "other host");
+  // Bodies: the layout's cap, announced or not, and a body where none is taken.
+  ExpectJsonError(raw("PUT /api/layout HTTP/1.1\r\n" + host + "Content-Length: 300000000\r\n\r\n{"), 413,
+                  "announced body over the cap");
+  ExpectJsonError(
+      raw("PUT /api/layout HTTP/1.1\r\n" + host + "Content-Length: 70000\r\n\r\n" + std::string(70000, ' ')),
+      413, "body over the cap");
+  ExpectJsonError(raw("PUT /api/layout HTTP/1.1\r\n" + host + "Transfer-Encoding: chunked\r\n\r\n" +
+                      "11170\r\n" + std::string(70000, ' ') + "\r\n0\r\n\r\n"),
+                  413, "chunked body over the cap");
+  ExpectJsonError(raw("GET /api/runs HTTP/1.1\r\n" + host + "Content-Length: 5\r\n\r\nhello"), 413,
+                  "GET with a body");
+  ExpectJsonError(
+      raw("GET /api/runs HTTP/1.1\r\n" + host + "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"),
+      413, "GET with a chunked body");
+  // A layout within the cap, chunked, is read whole.
+  const std::string layout = R"({"version":1,"panels":[{"id":"a","keys":["cpu"]}]})";
+  const auto chunked = raw("PUT /api/layout HTTP/1.1\r\n" + host + "Transfer-Encoding: chunked\r\n\r\n" +
+                           fmt::format("{:x}\r\n{}\r\n0\r\n\r\n", layout.size(), layout));
+  EXPECT_EQ(chunked.status, 200) << chunked.body;
+}
+
+TEST_F(ServerTest, ADrippingClientIsCutOff) {
+  StartServer();
+  // A byte every 0.4 s keeps every read within httplib's read timeout: only a deadline for the whole head
+  // cuts it (10 s after its first byte).
+  const std::string head = "GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + std::string(200, 'a');
+  const auto cut =
+      test::SecondsUntilCut(server_->port(), head, std::chrono::milliseconds(400), std::chrono::seconds(30));
+  ASSERT_TRUE(cut.has_value()) << "still connected after 30 s of dripping";
+  EXPECT_LT(cut->count(), 15);
+  auto after = client_->Get("/api/runs");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200);
 }
 
 TEST_F(ServerTest, EventStreamAnnouncesAGrowingRun) {

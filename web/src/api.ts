@@ -2,8 +2,8 @@
 // or mistyped field becomes a harmless default) because a damaged run log may give the server odd values.
 // A 401 anywhere raises the global "needs a token" message.
 
-export type RunState = 'running' | 'finished' | 'failed' | 'crashed' | 'unknown';
-const kStates: readonly RunState[] = ['running', 'finished', 'failed', 'crashed', 'unknown'];
+export type RunState = 'running' | 'finished' | 'failed' | 'crashed' | 'not a run log' | 'unknown';
+const kStates: readonly RunState[] = ['running', 'finished', 'failed', 'crashed', 'not a run log', 'unknown'];
 
 export interface RunSummary {
   dir: string;

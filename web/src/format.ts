@@ -103,14 +103,15 @@ export function formatTicks(splits: number[], unit: string): string[] {
   return splits.map((v) => (Number.isFinite(v) ? stripZeros((v / s.divisor).toFixed(decimals)) + suffix : ''));
 }
 
-// "45.2s", "2m 05s", "1h 02m", "3d 04h".
+// "3.7s", "45.2s", "2m 05s", "1h 02m", "3d 04h": truncated like a clock; under a minute to the tenth of a
+// second, as the terminal UI shows runtimes (src/tui/value_format.cpp).
 export function formatDuration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return '–';
   if (seconds < 0) return '-' + formatDuration(-seconds);
-  if (seconds < 10) return stripZeros((Math.floor(seconds * 10 + 1e-6) / 10).toFixed(1)) + 's';
+  const tenths = Math.floor(seconds * 10 + 1e-6);
+  if (tenths < 600) return stripZeros((tenths / 10).toFixed(1)) + 's';
   const s = Math.floor(seconds + 1e-6);
   const pad = (n: number) => String(n).padStart(2, '0');
-  if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
   if (s < 86400) return `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`;
   return `${Math.floor(s / 86400)}d ${pad(Math.floor((s % 86400) / 3600))}h`;

@@ -4,8 +4,9 @@ import type { RunState } from './api';
 import { h, replaceChildren } from './dom';
 
 export function stateBadge(state: RunState): HTMLElement {
-  // The class comes from the closed set of states (api.ts maps anything else to "unknown").
-  return h('span', { class: `badge state-${state}`, testid: 'state-badge', 'data-state': state }, state);
+  // The class comes from the closed set of states (api.ts maps anything else to "unknown"), spaces as '-'.
+  const cls = `state-${state.replace(/ /g, '-')}`;
+  return h('span', { class: `badge ${cls}`, testid: 'state-badge', 'data-state': state }, state);
 }
 
 let banner: HTMLElement | null = null;

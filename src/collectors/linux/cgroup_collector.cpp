@@ -1,7 +1,8 @@
 // Container truth (metrics.md A.3): cgroup.memory.limitMB and cgroup.cpu.limit (the limits detected at
 // start), cgroup.cpu.throttledPercent (share of the interval's scheduler periods in which the quota
 // throttled the cgroup, from cpu.stat) and cgroup.memory.oomKills (memory.events oom_kill, or v1
-// memory.oom_control). Keys appear only where the limit or file exists.
+// memory.oom_control). Keys appear only where the limit or file exists; a file that exists but cannot be
+// read is reported (the other keys still come).
 #include "collectors/linux/linux_collectors.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
 #include "host/file_reader.hpp"
@@ -27,8 +28,16 @@ class CgroupCollector final : public Collector {
       out.Add("cgroup.memory.limitMB", static_cast<double>(*limits_.memory_limit_bytes) / kMiB);
     }
     if (auto cpus = limits_.CpuLimit()) out.Add("cgroup.cpu.limit", *cpus);
+    std::string problems;
+    // A file that went away with its cgroup is simply left out; one that cannot be read is reported.
+    auto read = [&problems](KeptOpenFile& file) -> std::optional<std::string_view> {
+      auto text = file.Read();
+      if (text) return *text;
+      if (!IsGoneErrno(file.last_errno())) problems += (problems.empty() ? "" : "; ") + text.error();
+      return std::nullopt;
+    };
     if (!limits_.cpu_stat_file.empty()) {
-      if (auto text = cpu_stat_file_.Read()) {
+      if (auto text = read(cpu_stat_file_)) {
         const auto periods = FindKeyedValue(*text, "nr_periods");
         const auto throttled = FindKeyedValue(*text, "nr_throttled");
         if (periods && throttled) {
@@ -45,11 +54,12 @@ class CgroupCollector final : public Collector {
       }
     }
     if (!limits_.memory_events_file.empty()) {
-      if (auto text = events_file_.Read()) {
+      if (auto text = read(events_file_)) {
         if (auto kills = FindKeyedValue(*text, "oom_kill"))
           out.Add("cgroup.memory.oomKills", static_cast<double>(*kills));
       }
     }
+    if (!problems.empty()) return Error{problems};
     return OkStatus();
   }
 

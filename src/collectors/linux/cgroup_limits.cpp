@@ -6,7 +6,8 @@
 //    memory.oom_control) and the one carrying "cpu" (cpu.cfs_quota_us / cpu.cfs_period_us, cpu.stat).
 // On hybrid hosts a controller lives in exactly one hierarchy, so v2 is tried first for each resource and
 // v1 only when v2 has no file for it. Directories outside the mount (above a namespace's root) are not
-// visible and so not read.
+// visible and so not read. Files that are absent are simply not there on this host; one that exists but
+// cannot be read or parsed is reported and skipped.
 #include "collectors/linux/cgroup_limits.hpp"
 
 #include <algorithm>
@@ -49,12 +50,6 @@ std::vector<std::filesystem::path> ChainUnderMount(const HostPaths& paths, const
   return chain;
 }
 
-std::optional<std::string> ReadText(const std::filesystem::path& path) {
-  auto text = ReadFileToString(path);
-  if (!text) return std::nullopt;
-  return std::move(*text);
-}
-
 bool HasController(const Mount& mount, std::string_view controller) {
   std::string_view rest = mount.super_options;
   while (!rest.empty()) {
@@ -72,13 +67,15 @@ struct MemoryFound {
 
 // Tightest memory limit along a chain, reading `limit_name` and pairing it with `usage_name`.
 std::optional<MemoryFound> TightestMemory(const std::vector<std::filesystem::path>& chain,
-                                          const char* limit_name, const char* usage_name, bool* any_file) {
+                                          const char* limit_name, const char* usage_name, bool* any_file,
+                                          const ProblemReporter& report) {
   std::optional<MemoryFound> best;
   for (const auto& dir : chain) {
-    const auto text = ReadText(dir / limit_name);
+    const auto text = ReadOptionalFile(dir / limit_name, report);
     if (!text) continue;
     *any_file = true;
     const auto limit = ParseCgroupMemoryLimit(*text);
+    if (!limit.ok() && report) report(FileError(dir / limit_name, limit.error()));
     if (!limit.ok() || !limit->has_value()) continue;
     if (!best || **limit < best->limit) best = MemoryFound{**limit, dir / usage_name};
   }
@@ -97,26 +94,22 @@ std::optional<double> CgroupLimits::CpuLimit() const {
 }
 
 CgroupLimits DetectCgroupLimits(const HostPaths& paths, const std::string& pid_dir,
-                                unsigned host_logical_cpus) {
+                                unsigned host_logical_cpus, const ProblemReporter& report) {
   CgroupLimits limits;
   const std::filesystem::path pid_path = paths.proc / pid_dir;
 
-  // Affinity narrower than the host counts as a CPU limit (cpusets, taskset).
-  if (const auto status = ReadText(pid_path / "status")) {
+  // Affinity narrower than the host counts as a CPU limit (cpusets, taskset). Without the host's count
+  // nothing says it is narrower: a mask of every CPU is no limit.
+  if (const auto status = ReadOptionalFile(pid_path / "status", report); status && host_logical_cpus > 0) {
     if (const auto list = FindColonField(*status, "Cpus_allowed_list")) {
       const auto count = ParseCpuListCount(*list);
-      if (count.ok() && *count > 0 && (host_logical_cpus == 0 || *count < host_logical_cpus)) {
-        limits.affinity_cpus = *count;
-      }
+      if (count.ok() && *count > 0 && *count < host_logical_cpus) limits.affinity_cpus = *count;
     }
   }
 
-  const auto cgroup_text = ReadText(pid_path / "cgroup");
-  const auto mountinfo_text = ReadText(pid_path / "mountinfo");
-  if (!cgroup_text || !mountinfo_text) return limits;
-  const auto memberships = ParseProcPidCgroup(*cgroup_text);
-  const auto mounts = ParseMountinfo(*mountinfo_text);
-  if (!memberships.ok() || !mounts.ok()) return limits;
+  const auto memberships = ReadOptionalParsed(pid_path / "cgroup", ParseProcPidCgroup, report);
+  const auto mounts = ReadOptionalParsed(pid_path / "mountinfo", ParseMountinfo, report);
+  if (!memberships || !mounts) return limits;
 
   std::vector<std::filesystem::path> v2_chain;
   std::vector<std::filesystem::path> v1_memory_chain, v1_cpu_chain;
@@ -144,13 +137,13 @@ CgroupLimits DetectCgroupLimits(const HostPaths& paths, const std::string& pid_d
 
   // Memory: v2 first, v1 when v2 has no memory controller files.
   bool v2_memory_files = false, v1_memory_files = false;
-  if (auto found = TightestMemory(v2_chain, "memory.max", "memory.current", &v2_memory_files)) {
+  if (auto found = TightestMemory(v2_chain, "memory.max", "memory.current", &v2_memory_files, report)) {
     limits.memory_version = 2;
     limits.memory_limit_bytes = found->limit;
     limits.memory_usage_file = found->usage_file;
   } else if (!v2_memory_files) {
     if (auto v1 = TightestMemory(v1_memory_chain, "memory.limit_in_bytes", "memory.usage_in_bytes",
-                                 &v1_memory_files)) {
+                                 &v1_memory_files, report)) {
       limits.memory_version = 1;
       limits.memory_limit_bytes = v1->limit;
       limits.memory_usage_file = v1->usage_file;
@@ -165,10 +158,11 @@ CgroupLimits DetectCgroupLimits(const HostPaths& paths, const std::string& pid_d
   // CPU quota: v2 cpu.max, else v1 cfs quota / period.
   bool v2_cpu_files = false;
   for (const auto& dir : v2_chain) {
-    const auto text = ReadText(dir / "cpu.max");
+    const auto text = ReadOptionalFile(dir / "cpu.max", report);
     if (!text) continue;
     v2_cpu_files = true;
     const auto quota = ParseCgroupCpuMax(*text);
+    if (!quota.ok() && report) report(FileError(dir / "cpu.max", quota.error()));
     if (!quota.ok() || !quota->has_value()) continue;
     if (!limits.cpu_quota || **quota < *limits.cpu_quota) {
       limits.cpu_quota = **quota;
@@ -177,11 +171,14 @@ CgroupLimits DetectCgroupLimits(const HostPaths& paths, const std::string& pid_d
   }
   if (!v2_cpu_files) {
     for (const auto& dir : v1_cpu_chain) {
-      const auto quota_text = ReadText(dir / "cpu.cfs_quota_us");
-      const auto period_text = ReadText(dir / "cpu.cfs_period_us");
+      const auto quota_text = ReadOptionalFile(dir / "cpu.cfs_quota_us", report);
+      const auto period_text = ReadOptionalFile(dir / "cpu.cfs_period_us", report);
       if (!quota_text || !period_text) continue;
       const auto quota = text::ParseI64(text::Trim(*quota_text));
       const auto period = text::ParseI64(text::Trim(*period_text));
+      if ((!quota || !period) && report) {
+        report(FileError(dir / (quota ? "cpu.cfs_period_us" : "cpu.cfs_quota_us"), "not a number"));
+      }
       if (!quota || !period || *quota <= 0 || *period <= 0) continue;
       const double cpus = static_cast<double>(*quota) / static_cast<double>(*period);
       if (!limits.cpu_quota || cpus < *limits.cpu_quota) {

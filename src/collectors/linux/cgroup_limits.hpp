@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "host/file_reader.hpp"
 #include "host/host_paths.hpp"
 
 namespace runmon {
@@ -26,8 +27,10 @@ struct CgroupLimits {
   bool LimitsDetected() const { return memory_limit_bytes.has_value() || CpuLimit().has_value(); }
 };
 
-// `pid_dir` is "self" or a PID: the process whose cgroup, mountinfo and status are read.
+// `pid_dir` is "self" or a PID: the process whose cgroup, mountinfo and status are read. An affinity mask
+// counts as a limit only when `host_logical_cpus` is known (not 0) and the mask is narrower. Files that
+// exist but cannot be read or parsed are skipped and handed to `report`.
 CgroupLimits DetectCgroupLimits(const HostPaths& paths, const std::string& pid_dir,
-                                unsigned host_logical_cpus);
+                                unsigned host_logical_cpus, const ProblemReporter& report = {});
 
 }  // namespace runmon

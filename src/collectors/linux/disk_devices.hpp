@@ -1,8 +1,9 @@
 // Which block devices stand behind the configured disk paths (metrics.md A.2.8): the mount with the
 // longest mount point that is a path-component prefix of the path (not W&B's raw string prefix), then
 // the /proc/diskstats entry with that mount's major:minor. Filesystems without a block device number
-// (btrfs subvolumes, zfs) are matched by their source's device name. When no path leads to a device
-// (an overlay root in a container), every physical whole disk is used instead.
+// (btrfs subvolumes, zfs) are matched by their source's device name, as is a number that a broken table
+// lists for several devices. When no path leads to a device (an overlay root in a container), every
+// physical whole disk is used instead.
 #pragma once
 
 #include <functional>

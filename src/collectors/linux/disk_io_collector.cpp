@@ -1,12 +1,14 @@
 // Disk I/O from /proc/diskstats for the devices behind the configured paths (see disk_devices.hpp):
 // disk.{dev}.in / disk.{dev}.out and their sums disk.in / disk.out in MiB since the first sample, and
 // disk.readMBPerSec / disk.writeMBPerSec over the last interval. The devices are chosen once, at the first
-// sample. Like the network totals, sums are built
-// from positive per-device deltas, so a device that vanishes keeps what it contributed.
+// sample. Like the network totals, sums are built from positive per-device deltas, so a device that
+// vanishes keeps what it contributed. Without any device to read (no path leads to one and there is no
+// physical disk) the keys are left out and the collector says why.
 #include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -19,7 +21,12 @@ namespace runmon {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-constexpr uint64_t kSectorBytes = 512;
+constexpr double kSectorBytes = 512;
+
+// In floating point: a sector count times 512 can overflow 64 bits.
+double SectorsToMiB(uint64_t sectors) {
+  return static_cast<double>(sectors) * kSectorBytes / kMiB;
+}
 
 bool PathUnderMount(const std::string& path, const std::string& mount_point) {
   if (mount_point == "/") return true;
@@ -45,14 +52,18 @@ class DiskIoCollector final : public Collector {
     auto text = diskstats_file_.Read();
     if (!text) return Error{text.error()};
     auto disks = ParseDiskstats(*text);
-    if (!disks) return Error{disks.error()};
+    if (!disks) return Error{FileError(diskstats_file_.path(), disks.error())};
     if (!selected_) SelectDevices(*disks);
     const double now = clocks_.monotonic_seconds();
     uint64_t read_delta = 0, write_delta = 0;
+    ++reading_;
     for (const auto& disk : *disks) {
       auto it = devices_.find(disk.name);
       if (it == devices_.end()) continue;
       Device& device = it->second;
+      // A name listed twice in one reading (never by a kernel) counts once: its first line.
+      if (device.last_reading == reading_) continue;
+      device.last_reading = reading_;
       if (device.seen) {
         const uint64_t r = CounterIncrease(disk.sectors_read, device.last_read);
         const uint64_t w = CounterIncrease(disk.sectors_written, device.last_written);
@@ -65,30 +76,39 @@ class DiskIoCollector final : public Collector {
       device.last_read = disk.sectors_read;
       device.last_written = disk.sectors_written;
     }
-    uint64_t read_total = 0, write_total = 0;
+    // Sums over the devices seen; none seen is no measurement (not 0 MiB).
+    double read_total = 0, write_total = 0;
+    bool any_seen = false;
     for (const auto& [name, device] : devices_) {
-      read_total += device.read_sectors;
-      write_total += device.written_sectors;
       if (!device.seen) continue;
-      out.Add(device.in_key, static_cast<double>(device.read_sectors * kSectorBytes) / kMiB);
-      out.Add(device.out_key, static_cast<double>(device.written_sectors * kSectorBytes) / kMiB);
+      any_seen = true;
+      read_total += SectorsToMiB(device.read_sectors);
+      write_total += SectorsToMiB(device.written_sectors);
+      out.Add(device.in_key, SectorsToMiB(device.read_sectors));
+      out.Add(device.out_key, SectorsToMiB(device.written_sectors));
     }
-    out.Add("disk.in", static_cast<double>(read_total * kSectorBytes) / kMiB);
-    out.Add("disk.out", static_cast<double>(write_total * kSectorBytes) / kMiB);
+    if (!any_seen) {
+      std::string why =
+          FileError(diskstats_file_.path(), "no device behind the disk paths and no physical disk");
+      if (!selection_problems_.empty()) why += "; " + std::exchange(selection_problems_, {});
+      return Error{why};
+    }
+    out.Add("disk.in", read_total);
+    out.Add("disk.out", write_total);
     if (have_previous_ && now > last_time_) {
-      out.Add("disk.readMBPerSec",
-              static_cast<double>(read_delta * kSectorBytes) / kMiB / (now - last_time_));
-      out.Add("disk.writeMBPerSec",
-              static_cast<double>(write_delta * kSectorBytes) / kMiB / (now - last_time_));
+      out.Add("disk.readMBPerSec", SectorsToMiB(read_delta) / (now - last_time_));
+      out.Add("disk.writeMBPerSec", SectorsToMiB(write_delta) / (now - last_time_));
     }
     have_previous_ = true;
     last_time_ = now;
+    if (!selection_problems_.empty()) return Error{std::exchange(selection_problems_, {})};
     return OkStatus();
   }
 
  private:
   struct Device {
     bool seen = false;
+    uint64_t last_reading = 0;  // the reading_ that last counted this device
     uint64_t last_read = 0, last_written = 0;
     uint64_t read_sectors = 0, written_sectors = 0;
     std::string in_key, out_key;  // built once, not on every tick
@@ -96,10 +116,12 @@ class DiskIoCollector final : public Collector {
 
   void SelectDevices(const std::vector<DiskStat>& disks) {
     selected_ = true;
-    std::vector<Mount> mounts;
-    if (auto text = ReadFileToString(paths_.Proc("self/mountinfo"))) {
-      if (auto parsed = ParseMountinfo(*text)) mounts = std::move(*parsed);
-    }
+    // What cannot be read is reported with the first sample; the devices are chosen from what could.
+    const ProblemReporter report = [this](const std::string& problem) {
+      selection_problems_ += (selection_problems_.empty() ? "" : "; ") + problem;
+    };
+    std::vector<Mount> mounts = ReadOptionalParsed(paths_.Proc("self/mountinfo"), ParseMountinfo, report)
+                                    .value_or(std::vector<Mount>{});
     const bool have_sys_block = std::filesystem::is_directory(paths_.Sys("block"));
     std::set<std::string> names;
     for (const auto& d : disks) names.insert(d.name);
@@ -119,7 +141,7 @@ class DiskIoCollector final : public Collector {
       const std::string mapper_name = mount.source.substr(std::string_view("/dev/mapper/").size());
       for (const auto& name : names) {
         if (!name.starts_with("dm-")) continue;
-        auto text = ReadFileToString(paths_.Sys("block/" + name + "/dm/name"));
+        auto text = ReadOptionalFile(paths_.Sys("block/" + name + "/dm/name"), report);
         if (text && text::Trim(*text) == mapper_name) mount.source = "/dev/" + name;
       }
     }
@@ -136,6 +158,8 @@ class DiskIoCollector final : public Collector {
   KeptOpenFile diskstats_file_;
   Clocks clocks_;
   bool selected_ = false;
+  std::string selection_problems_;
+  uint64_t reading_ = 0;  // diskstats readings so far
   std::map<std::string, Device> devices_;
   bool have_previous_ = false;
   double last_time_ = 0;
@@ -161,16 +185,23 @@ std::vector<std::string> SelectDiskDevices(
       if (best == nullptr || mount.mount_point.size() >= best->mount_point.size()) best = &mount;
     }
     if (best == nullptr) continue;
+    // The device with the mount's number; should a broken table list that number twice, the one the
+    // mount's source names, else the first.
+    const std::string source_name = best->source.starts_with("/dev/") ? BaseName(best->source) : "";
     const DiskStat* found = nullptr;
     if (best->major != 0) {
       for (const auto& d : disks) {
-        if (d.major == best->major && d.minor == best->minor) found = &d;
+        if (d.major != best->major || d.minor != best->minor) continue;
+        if (found == nullptr || d.name == source_name) found = &d;
+        if (d.name == source_name) break;
       }
     }
-    if (found == nullptr && best->source.starts_with("/dev/")) {
-      const std::string name = BaseName(best->source);
+    if (found == nullptr && !source_name.empty()) {
       for (const auto& d : disks) {
-        if (d.name == name) found = &d;
+        if (d.name == source_name) {
+          found = &d;
+          break;
+        }
       }
     }
     if (found != nullptr) chosen.insert(found->name);

@@ -30,7 +30,7 @@ class HostCpuCollector final : public Collector {
     auto text = stat_file_.Read();
     if (!text) return Error{text.error()};
     auto stat = ParseProcStat(*text);
-    if (!stat) return Error{stat.error()};
+    if (!stat) return Error{FileError(stat_file_.path(), stat.error())};
     if (auto percent = BusyPercent(stat->all, previous_ ? std::optional(previous_->all) : std::nullopt)) {
       out.Add("cpu_percent", *percent);
     }

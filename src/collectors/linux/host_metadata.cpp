@@ -3,7 +3,10 @@
 // (64-bit integers as JSON strings, as protobuf-JSON writes them), slurm. runmon's additions (CPU model,
 // OS name, cgroup limits, scheduler identity) sit under "runmon" so W&B's own fields keep their meaning.
 // The physical core count is the number of distinct core_cpus_list (or thread_siblings_list) sets in the
-// CPU topology, so it is right on Arm too, where /proc/cpuinfo has no core ids.
+// CPU topology, so it is right on Arm too, where /proc/cpuinfo has no core ids; a topology whose sets do not
+// add up to the logical CPUs is not used (cpuinfo's core ids, else the logical count, are). The logical count
+// is cpuinfo's, else the start-up facts' (sysfs online or present CPUs: old ARM kernels' cpuinfo has no
+// per-CPU entries). A file that exists but cannot be read or parsed is left out and reported (ctx.warn).
 #include <gnu/libc-version.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -22,23 +25,39 @@
 namespace runmon {
 namespace {
 
-unsigned CountPhysicalCores(const HostPaths& paths) {
+// Distinct core sibling lists of the CPUs in the topology, or 0 when they do not account for exactly the
+// `logical_cpus` online CPUs (a partial or inconsistent tree: a CPU without its topology, a core counted on
+// CPUs that are not there): then another source counts better.
+unsigned CountPhysicalCores(const HostPaths& paths, unsigned logical_cpus, const ProblemReporter& report) {
   auto entries = ListDirectory(paths.Sys("devices/system/cpu"));
   if (!entries) return 0;
   std::set<std::string> cores;
+  unsigned covered_cpus = 0;
   for (const auto& name : *entries) {
     if (name.size() < 4 || !name.starts_with("cpu") ||
         !std::all_of(name.begin() + 3, name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       continue;
     }
     const auto topology = paths.Sys("devices/system/cpu/" + name + "/topology");
-    auto siblings = ReadFileToString(topology / "core_cpus_list");
-    if (!siblings) siblings = ReadFileToString(topology / "thread_siblings_list");
-    if (!siblings) continue;
+    auto list_file = topology / "core_cpus_list";
+    auto siblings = ReadOptionalFile(list_file, report);
+    if (!siblings) {
+      list_file = topology / "thread_siblings_list";
+      siblings = ReadOptionalFile(list_file, report);
+    }
+    if (!siblings) continue;  // offline CPUs have no topology
     // Cores on different packages can share sibling lists only if they share CPUs, so the list identifies the
     // core.
-    cores.insert(std::string(text::Trim(*siblings)));
+    const std::string list(text::Trim(*siblings));
+    if (!cores.insert(list).second) continue;
+    const auto count = ParseCpuListCount(list);
+    if (!count) {
+      if (report) report(FileError(list_file, count.error()));
+      return 0;
+    }
+    covered_cpus += *count;
   }
+  if (logical_cpus != 0 && covered_cpus != logical_cpus) return 0;
   return static_cast<unsigned>(cores.size());
 }
 
@@ -63,13 +82,11 @@ nlohmann::json ProbeHostMetadata(const LinuxCollectorContext& ctx,
   meta["os"] = OsString();
   if (auto host = HostName(); !host.empty()) meta["host"] = host;
 
-  CpuInfo cpuinfo;
-  if (auto text = ReadFileToString(ctx.paths.Proc("cpuinfo"))) {
-    if (auto parsed = ParseCpuinfo(*text)) cpuinfo = *parsed;
-  }
-  unsigned physical = CountPhysicalCores(ctx.paths);
+  const CpuInfo cpuinfo =
+      ReadOptionalParsed(ctx.paths.Proc("cpuinfo"), ParseCpuinfo, ctx.warn).value_or(CpuInfo{});
+  const unsigned logical = cpuinfo.logical_count != 0 ? cpuinfo.logical_count : ctx.facts.logical_cpus;
+  unsigned physical = CountPhysicalCores(ctx.paths, logical, ctx.warn);
   if (physical == 0) physical = cpuinfo.physical_count;
-  unsigned logical = cpuinfo.logical_count != 0 ? cpuinfo.logical_count : ctx.facts.logical_cpus;
   if (physical == 0) physical = logical;
   const long cpu_count = ctx.settings.cpu_count.value_or(physical);
   const long cpu_count_logical = ctx.settings.cpu_logical_count.value_or(logical);
@@ -120,7 +137,7 @@ nlohmann::json ProbeHostMetadata(const LinuxCollectorContext& ctx,
 
   nlohmann::json extra = nlohmann::json::object();
   if (!cpuinfo.model_name.empty()) extra["cpuModel"] = cpuinfo.model_name;
-  if (auto text = ReadFileToString(ctx.paths.etc / "os-release")) {
+  if (auto text = ReadOptionalFile(ctx.paths.etc / "os-release", ctx.warn)) {
     if (auto pretty = FindOsReleaseValue(*text, "PRETTY_NAME")) extra["osName"] = *pretty;
   }
   if (!scheduler.empty()) extra["scheduler"] = scheduler;

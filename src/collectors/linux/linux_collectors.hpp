@@ -21,7 +21,7 @@ inline uint64_t CounterIncrease(uint64_t now, uint64_t before) {
 }
 
 struct HostFacts {
-  unsigned logical_cpus = 0;  // online logical CPUs (0 when unknown)
+  unsigned logical_cpus = 0;  // online (else present) logical CPUs (0 when unknown)
   uint64_t memory_total_bytes = 0;
   CgroupLimits cgroup;  // empty with x_stats_no_cgroup
   long clock_ticks_per_second = 100;
@@ -56,8 +56,10 @@ struct LinuxCollectorContext {
   std::function<void(const std::string& key, const nlohmann::json& value)> publish_config;
 };
 
-// Reads the facts; `pid` selects whose cgroup and affinity apply ("self" when unset).
-HostFacts DetectHostFacts(const HostPaths& paths, const Settings& settings, std::optional<long> pid);
+// Reads the facts; `pid` selects whose cgroup and affinity apply ("self" when unset). Files that exist but
+// cannot be read or parsed are left out and handed to `report`.
+HostFacts DetectHostFacts(const HostPaths& paths, const Settings& settings, std::optional<long> pid,
+                          const ProblemReporter& report = {});
 
 std::unique_ptr<Collector> MakeHostCpuCollector(const LinuxCollectorContext& ctx);
 std::unique_ptr<Collector> MakeMemoryCollector(const LinuxCollectorContext& ctx);

@@ -1,6 +1,7 @@
 // System memory: memory_percent and proc.memory.availableMB. Inside a memory-limited cgroup both are
 // relative to the limit (usage re-read every tick from the cgroup that holds the tightest limit); when
-// that usage file becomes unreadable the host numbers from /proc/meminfo are used for the tick.
+// that usage file becomes unreadable the host numbers from /proc/meminfo are used for the tick, and the
+// collector reports itself degraded, naming the file.
 #include <algorithm>
 
 #include "collectors/linux/linux_collectors.hpp"
@@ -24,27 +25,33 @@ class MemoryCollector final : public Collector {
   std::string_view Name() const override { return "memory"; }
 
   Status Collect(const Tick&, MetricBatch& out) override {
+    std::string usage_problem;
     if (limit_bytes_) {
-      if (auto text = usage_file_.Read()) {
-        if (auto usage = text::ParseU64(text::Trim(*text))) {
-          const double limit = static_cast<double>(*limit_bytes_);
-          const double used = static_cast<double>(*usage);
-          out.Add("memory_percent", used / limit * 100.0);
-          out.Add("proc.memory.availableMB", std::max(0.0, limit - used) / kMiB);
-          return OkStatus();
-        }
+      auto text = usage_file_.Read();
+      const auto usage = text ? text::ParseU64(text::Trim(*text)) : std::nullopt;
+      if (usage) {
+        const double limit = static_cast<double>(*limit_bytes_);
+        const double used = static_cast<double>(*usage);
+        out.Add("memory_percent", used / limit * 100.0);
+        out.Add("proc.memory.availableMB", std::max(0.0, limit - used) / kMiB);
+        return OkStatus();
       }
+      usage_problem = text ? FileError(usage_file_.path(), "not a byte count") : text.error();
     }
     auto text = meminfo_file_.Read();
     if (!text) return Error{text.error()};
     auto info = ParseMeminfo(*text);
-    if (!info) return Error{info.error()};
+    if (!info) return Error{FileError(meminfo_file_.path(), info.error())};
     const auto available = info->Available();
-    if (!available) return Error{"/proc/meminfo: neither MemAvailable nor MemFree+Buffers+Cached"};
+    if (!available) {
+      return Error{FileError(meminfo_file_.path(), "neither MemAvailable nor MemFree+Buffers+Cached")};
+    }
     const double total = static_cast<double>(info->total_bytes);
     const double avail = static_cast<double>(std::min(*available, info->total_bytes));
     out.Add("memory_percent", (total - avail) / total * 100.0);
     out.Add("proc.memory.availableMB", avail / kMiB);
+    // The host's numbers stand in for the cgroup's this tick: degraded, and said why.
+    if (!usage_problem.empty()) return Error{usage_problem + " (host memory used instead)"};
     return OkStatus();
   }
 

@@ -1,7 +1,8 @@
 // Network traffic from /proc/net/dev, all interfaces including loopback (as W&B): network.sent and
 // network.recv are bytes since the first sample, plus per-second rates over the last interval. Totals are
 // accumulated per interface from positive deltas, so an interface that disappears (a container's veth
-// going away) or whose counters reset does not make the totals go backwards.
+// going away) or whose counters reset does not make the totals go backwards. A file that lists no interface
+// is an error, not zero traffic.
 #include <map>
 
 #include "collectors/linux/linux_collectors.hpp"
@@ -22,11 +23,15 @@ class NetworkCollector final : public Collector {
     auto text = dev_file_.Read();
     if (!text) return Error{text.error()};
     auto devices = ParseNetDev(*text);
-    if (!devices) return Error{devices.error()};
+    if (!devices) return Error{FileError(dev_file_.path(), devices.error())};
+    // Every kernel lists at least lo: a file without interfaces measured nothing, which is not 0 bytes.
+    if (devices->empty()) return Error{FileError(dev_file_.path(), "no interfaces")};
     const double now = clocks_.monotonic_seconds();
     uint64_t sent_delta = 0, recv_delta = 0;
+    ++reading_;
     for (const auto& device : *devices) {
-      auto [it, inserted] = last_.try_emplace(device.name, Counters{device.tx_bytes, device.rx_bytes});
+      auto [it, inserted] =
+          last_.try_emplace(device.name, Counters{device.tx_bytes, device.rx_bytes, reading_});
       if (inserted) {
         // An interface seen after the first sample counts from zero; at the first sample it is the baseline.
         if (have_baseline_) {
@@ -35,9 +40,11 @@ class NetworkCollector final : public Collector {
         }
         continue;
       }
+      // An interface listed twice in one reading (never by a kernel) counts once: its first line.
+      if (it->second.reading == reading_) continue;
       sent_delta += CounterIncrease(device.tx_bytes, it->second.sent);
       recv_delta += CounterIncrease(device.rx_bytes, it->second.recv);
-      it->second = Counters{device.tx_bytes, device.rx_bytes};
+      it->second = Counters{device.tx_bytes, device.rx_bytes, reading_};
     }
     sent_total_ += sent_delta;
     recv_total_ += recv_delta;
@@ -56,6 +63,7 @@ class NetworkCollector final : public Collector {
   struct Counters {
     uint64_t sent;
     uint64_t recv;
+    uint64_t reading;  // the reading_ these counters come from
   };
   KeptOpenFile dev_file_;
   Clocks clocks_;
@@ -63,6 +71,7 @@ class NetworkCollector final : public Collector {
   uint64_t sent_total_ = 0, recv_total_ = 0;
   bool have_baseline_ = false;
   double last_time_ = 0;
+  uint64_t reading_ = 0;  // net/dev readings so far
 };
 
 }  // namespace

@@ -2,10 +2,9 @@
 // proc.memory.percent.
 //
 // Cost matters most here (a sample every 0.1 s of a tree of hundreds of processes), so:
-//  - each tracked process keeps its stat, statm and main-thread children files open (within the
-//    process-wide descriptor budget, see file_reader.hpp); every tick re-reads them with pread from offset
-//    0 into one shared buffer (no open/close, no directory scans, no memory per process beyond its
-//    descriptors);
+//  - each tracked process keeps its stat, statm and main-thread children files open (and schedstat while it
+//    is single-threaded; within the process-wide descriptor budget, see file_reader.hpp); every tick re-reads
+//    them with pread from offset 0 into one shared buffer (no open/close, no directory scans);
 //  - RSS comes from statm (the stat field lags) and CPU, threads, ppid and start time from stat; status is
 //    never read per tick;
 //  - descendants are found by walking children lists (/proc/PID/task/TID/children), never by scanning every
@@ -15,18 +14,20 @@
 //    that way stays tracked from then on, so it is missed for at most that long.
 //  - the children lists are walked only when /proc/loadavg's last PID has moved since the last tick (no
 //    process or thread was created anywhere otherwise, so no list can have grown), and at least every
-//    kThreadScanSeconds. On a quiet machine that saves a third of the reads per process (see
-//    SomethingForked for when the gate is off).
+//    kThreadScanSeconds (see SomethingForked for when the gate is off).
 //  - kernels built without CONFIG_PROC_CHILDREN have no children files; the collector then falls back to
 //    one pass over every /proc/PID/stat per tick, and says so in its name.
 // A PID is identified with its start time, so a reused PID is a new process and is only adopted if it is
 // a child of the tree. A descendant whose parent exits stays tracked (it is still the run's work) until
-// it exits. CPU of descendants that exit comes back through their parent's cutime/cstime once the
-// parent reaps them, so short-lived children (never seen alive) count too; for children that were tracked
-// the part already counted is subtracted (see the debts below). What a process uses between the last tick
-// and its exit is lost only when its reaper is outside the tree.
+// it exits. How CPU time is counted exactly once (reaped children, exits between ticks, zombies) is in
+// process_cpu_ledger.hpp; values that cannot be true are dropped for that process and tick with a
+// rate-limited warning. The monitored process exiting is the end of this source (Ended()), not an error.
 #include <algorithm>
 #include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -35,6 +36,8 @@
 
 #include "collectors/linux/linux_collectors.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
+#include "collectors/linux/process_cpu_ledger.hpp"
+#include "core/warning_limiter.hpp"
 #include "host/file_reader.hpp"
 
 namespace runmon {
@@ -43,17 +46,26 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kThreadScanSeconds = 5.0;
 constexpr size_t kMaxTrackedProcesses = 65536;
+constexpr double kWarnIntervalSeconds = 600.0;
 
 struct Process {
   long pid = 0;
   long ppid = 0;
   uint64_t start_time_ticks = 0;
-  uint64_t cpu_ticks = 0;        // utime + stime at the last tick
-  uint64_t child_cpu_ticks = 0;  // cutime + cstime at the last tick
   long threads = 0;
+  bool exited = false;  // a zombie: its times are final; dropped once it is reaped
+  bool gone = false;    // reaped, or its PID now belongs to another process: dropped this tick
+  LedgerEntry cpu;
   KeptOpenFile stat;
   KeptOpenFile statm;
+  KeptOpenFile schedstat;
   KeptOpenFile children;
+};
+
+// One process's stat this tick.
+struct Refreshed {
+  Process* process;
+  std::optional<PidStat> stat;  // nullopt: gone, or unreadable (its values are dropped this tick)
 };
 
 class ProcessTreeCollector final : public Collector {
@@ -63,11 +75,19 @@ class ProcessTreeCollector final : public Collector {
         clocks_(ctx.clocks),
         root_pid_(ctx.pid.value_or(0)),
         track_tree_(ctx.settings.track_process_tree),
-        ticks_per_second_(static_cast<double>(ctx.facts.clock_ticks_per_second)),
-        page_bytes_(static_cast<double>(ctx.facts.page_size_bytes)) {
+        page_bytes_(static_cast<uint64_t>(std::max(ctx.facts.page_size_bytes, 1L))),
+        memory_total_bytes_(ctx.facts.memory_total_bytes),
+        warn_(ctx.warn),
+        warn_limiter_(kWarnIntervalSeconds) {
     loadavg_file_ = KeptOpenFile(ctx.paths.Proc("loadavg"), Generated::kWhole);
-    available_cpus_ = ctx.facts.logical_cpus > 0 ? ctx.facts.logical_cpus : 1.0;
-    if (auto limit = ctx.facts.cgroup.CpuLimit(); limit && *limit < available_cpus_) available_cpus_ = *limit;
+    LedgerLimits limits;
+    limits.ticks_per_second = static_cast<double>(std::max(ctx.facts.clock_ticks_per_second, 1L));
+    limits.logical_cpus = ctx.facts.logical_cpus > 0 ? ctx.facts.logical_cpus : 1.0;
+    limits.available_cpus = limits.logical_cpus;
+    if (auto limit = ctx.facts.cgroup.CpuLimit(); limit && *limit < limits.available_cpus) {
+      limits.available_cpus = *limit;
+    }
+    ledger_ = CpuLedger(limits);
     memory_denominator_ =
         static_cast<double>(ctx.facts.cgroup.memory_limit_bytes.value_or(ctx.facts.memory_total_bytes));
   }
@@ -75,185 +95,256 @@ class ProcessTreeCollector final : public Collector {
   std::string_view Name() const override {
     return scan_fallback_ ? "process_tree (full /proc scan)" : "process_tree";
   }
+  bool Ended() const override { return ended_; }
 
   Status Collect(const Tick&, MetricBatch& out) override {
-    if (root_pid_ <= 0) return OkStatus();
+    if (root_pid_ <= 0 || ended_) return OkStatus();
     const double now_boot = clocks_.seconds_since_boot();
     const double now_mono = clocks_.monotonic_seconds();
-    const bool first = !have_previous_;
-    const double elapsed = first ? 0 : now_mono - last_mono_;
-    double cpu_ticks_delta = 0;
-
-    if (first) {
-      auto root = Adopt(root_pid_, /*expected_parent=*/0);
-      if (!root) return Error{fmt::format("process {}: {}", root_pid_, root.error())};
-      root_start_ticks_ = tracked_.at(root_pid_)->start_time_ticks;
-    }
-
-    // Refresh what is tracked; drop what exited or was replaced under the same PID. A process that is
-    // gone leaves a debt with its parent: the CPU already counted for it, which reappears in the
-    // parent's cutime/cstime when the parent reaps it. Parents' reaped-children time is only read after
-    // every debt of this tick is known (second pass).
-    auto& alive = alive_;
-    alive.clear();
-    for (auto it = tracked_.begin(); it != tracked_.end();) {
-      Process& p = *it->second;
-      auto text = p.stat.Read(scratch_);
-      std::optional<PidStat> stat;
-      if (text) {
-        if (auto parsed = ParsePidStat(*text); parsed && parsed->start_time_ticks == p.start_time_ticks) {
-          stat = *parsed;
+    if (!have_previous_) {
+      auto root = Adopt(root_pid_, /*expected_parent=*/0, now_boot);
+      if (!root) {
+        if (root_gone_) {
+          ended_ = true;  // it exited before the first look: nothing to report, nothing to retry
+          return OkStatus();
         }
+        return Error{fmt::format("process {}: {}", root_pid_, root.error())};
       }
-      if (!stat) {
-        AddDebt(p.ppid, static_cast<double>(p.cpu_ticks + p.child_cpu_ticks), now_mono);
-        it = tracked_.erase(it);
-        continue;
+      have_previous_ = true;
+      last_mono_ = now_mono;
+      if (track_tree_) {
+        last_thread_scan_ = now_mono;
+        SomethingForked();
+        Discover(/*thread_scan=*/true, now_boot);
+        adopted_this_tick_.clear();  // the first sample counts them in the lifetime average
       }
-      // A zombie still shows its final times; it is counted with the living (below), after every debt of
-      // this tick is known, and dropped then.
-      alive.push_back({&p, *stat, Exited(*stat)});
-      ++it;
-    }
-    const auto count = [&](Process& p, const PidStat& stat) {
-      const uint64_t cpu = stat.utime_ticks + stat.stime_ticks;
-      if (!first) {
-        cpu_ticks_delta += Increase(cpu, p.cpu_ticks);
-        // Children reaped since the last tick, less what was already counted while they were tracked:
-        // short-lived children (a `date` in a shell loop) are never seen alive, and are counted here.
-        double reaped = Increase(stat.children_cpu_ticks, p.child_cpu_ticks);
-        if (auto debt = debts_.find(p.pid); debt != debts_.end()) {
-          const double paid = std::min(debt->second.ticks, reaped);
-          reaped -= paid;
-          debt->second.ticks -= paid;
-          if (debt->second.ticks <= 0) debts_.erase(debt);
-        }
-        cpu_ticks_delta += reaped;
-      }
-      p.cpu_ticks = cpu;
-      p.child_cpu_ticks = stat.children_cpu_ticks;
-      p.threads = stat.num_threads;
-      p.ppid = stat.ppid;
-    };
-    // Zombies first: their debts must be known before their parents' reaped time is read, in case a
-    // parent reaped one between the two stat reads of the first pass.
-    bool zombie_counted = false;
-    for (const auto& [process, stat, exited] : alive) {
-      if (!exited) continue;
-      zombie_counted = true;
-      count(*process, stat);
-      // Its time comes back in its parent's cutime/cstime when the parent reaps it.
-      AddDebt(process->ppid, static_cast<double>(process->cpu_ticks + process->child_cpu_ticks), now_mono);
-    }
-    for (const auto& [process, stat, exited] : alive) {
-      if (!exited) count(*process, stat);
-    }
-    for (const auto& [process, stat, exited] : alive) {
-      if (exited) tracked_.erase(process->pid);
-    }
-    // A debt is paid when the parent reaps; a parent that is gone, or one that never reaps into its
-    // counters (SIGCHLD ignored), would otherwise hold it against later children.
-    std::erase_if(debts_, [&](const auto& entry) {
-      return tracked_.count(entry.first) == 0 || now_mono - entry.second.since > kThreadScanSeconds;
-    });
-
-    if (track_tree_ && !tracked_.empty()) {
-      const bool thread_scan = first || now_mono - last_thread_scan_ >= kThreadScanSeconds;
-      if (thread_scan) last_thread_scan_ = now_mono;
-      const size_t before = tracked_.size();
-      // Read before the walk, so a fork during the walk is seen next time.
-      const bool forked = SomethingForked();
-      if (thread_scan || forked) Discover(thread_scan);
-      // Processes adopted this tick: count the CPU they used within the interval.
-      if (!first && tracked_.size() != before) {
-        for (long pid : adopted_this_tick_) {
-          const Process& p = *tracked_.at(pid);
-          const double cpu = static_cast<double>(p.cpu_ticks);
-          const double age = now_boot - static_cast<double>(p.start_time_ticks) / ticks_per_second_;
-          if (age <= elapsed || age <= 0) {
-            // Started within the interval: all of its time, its reaped children's too, is new.
-            cpu_ticks_delta += cpu + static_cast<double>(p.child_cpu_ticks);
-          } else {
-            cpu_ticks_delta += cpu * elapsed / age;
-          }
-        }
-      }
-    }
-
-    have_previous_ = true;
-    last_mono_ = now_mono;
-    if (tracked_.empty()) {
-      // The run's processes are gone; host metrics carry on. When the last of them was still seen as a
-      // zombie, its last interval of CPU time is known and reported (`runmon run` takes its final sample
-      // while the command is a zombie); processes that vanished unseen leave no value, never a made-up 0.
-      if (zombie_counted && !first && elapsed > 0) {
-        out.Add("cpu", 100.0 * cpu_ticks_delta / ticks_per_second_ / (elapsed * available_cpus_));
-      }
+      const Process& root_process = *processes_.front();
+      const double age = now_boot - static_cast<double>(root_process.start_time_ticks) / ticks_per_second();
+      std::vector<const LedgerEntry*> entries;
+      for (const auto& p : processes_) entries.push_back(&p->cpu);
+      if (auto cpu = ledger_.LifetimePercent(entries, root_process.cpu, age)) out.Add("cpu", *cpu);
+      AddSums(out);
       return OkStatus();
     }
 
-    double rss_pages = 0;
-    double threads = 0;
-    double total_cpu_ticks = 0;
-    for (auto& [pid, p] : tracked_) {
-      threads += static_cast<double>(p->threads);
-      total_cpu_ticks += static_cast<double>(p->cpu_ticks + p->child_cpu_ticks);
-      if (auto text = p->statm.Read(scratch_)) {
-        if (auto pages = ParsePidStatmResidentPages(*text)) rss_pages += static_cast<double>(*pages);
+    const double elapsed = now_mono - last_mono_;
+    last_mono_ = now_mono;
+    ledger_.BeginTick(elapsed);
+    const bool any_there = Refresh(now_boot);
+    DropGone();
+
+    if (track_tree_ && !processes_.empty()) {
+      const bool thread_scan = now_mono - last_thread_scan_ >= kThreadScanSeconds;
+      if (thread_scan) last_thread_scan_ = now_mono;
+      // Read before the walk, so a fork during the walk is seen next time.
+      const bool forked = SomethingForked();
+      if (thread_scan || forked) Discover(thread_scan, now_boot);
+      for (Process* p : adopted_this_tick_) {
+        const double age = now_boot - static_cast<double>(p->start_time_ticks) / ticks_per_second();
+        ledger_.CountAdopted(p->cpu, age);
       }
     }
-    const double rss_bytes = rss_pages * page_bytes_;
+    adopted_this_tick_.clear();
 
-    if (first) {
-      const double age = now_boot - static_cast<double>(root_start_ticks_) / ticks_per_second_;
-      if (age > 0) out.Add("cpu", 100.0 * total_cpu_ticks / ticks_per_second_ / (age * available_cpus_));
-    } else if (elapsed > 0) {
-      out.Add("cpu", 100.0 * cpu_ticks_delta / ticks_per_second_ / (elapsed * available_cpus_));
+    // Processes that all vanished unseen leave no value, never a made-up 0.
+    if (auto cpu = ledger_.EndTick(any_there && root_readable_)) out.Add("cpu", *cpu);
+    if (processes_.empty()) {
+      // The run's processes are gone (the last of them may have been seen as a zombie just now, whose last
+      // interval of CPU was reported above); host metrics carry on.
+      ended_ = true;
+      return OkStatus();
     }
-    out.Add("proc.cpu.threads", threads);
-    out.Add("proc.memory.rssMB", rss_bytes / kMiB);
-    if (memory_denominator_ > 0) out.Add("proc.memory.percent", rss_bytes / memory_denominator_ * 100.0);
+    AddSums(out);
     return OkStatus();
   }
 
  private:
+  double ticks_per_second() const { return ledger_.limits().ticks_per_second; }
+
   std::string PidPath(long pid, std::string_view file) const {
     return fmt::format("{}/{}/{}", paths_.proc.string(), pid, file);
   }
 
-  // Starts tracking `pid`; when expected_parent > 0 the process must still be its child (PID reuse guard).
-  Status Adopt(long pid, long expected_parent) {
+  void Warn(long pid, const std::string& why) {
+    size_t held_back = 0;
+    if (!warn_ || !warn_limiter_.Allow(&held_back)) return;
+    std::string text = fmt::format("process_tree: process {}: {}; left out of this sample", pid, why);
+    if (held_back > 0) text += fmt::format(" ({} more such reports held back)", held_back);
+    warn_(text);
+  }
+
+  // Reads a process's stat: the parsed text, or nullopt with `gone` set when the process is gone (the
+  // read fails as a reaped process's does, or, in fixture trees, the file was emptied), or with `error`
+  // saying why the text does not parse.
+  std::optional<PidStat> ReadStat(Process& p, bool& gone, std::string& error) {
+    gone = false;
+    auto text = p.stat.Read(scratch_);
+    if (!text) {
+      gone = IsGoneErrno(p.stat.last_errno());
+      error = text.error();
+      return std::nullopt;
+    }
+    if (text->empty()) {
+      gone = true;
+      error = "exited";
+      return std::nullopt;
+    }
+    auto parsed = ParsePidStat(*text);
+    if (!parsed) {
+      error = parsed.error();
+      return std::nullopt;
+    }
+    return *parsed;
+  }
+
+  // schedstat's runtime while the process is single-threaded (it covers the main thread alone), when it can
+  // tell something: the process is running, has just exited, or its tick count moved. A sleeping process
+  // costs no extra read.
+  std::optional<uint64_t> ReadRuntime(Process& p, const PidStat& stat, bool adopting) {
+    if (stat.num_threads != 1) {
+      p.schedstat.Close();
+      return std::nullopt;
+    }
+    const bool telling = adopting || stat.state == 'R' || (Exited(stat) && !p.exited) || !p.cpu.runtime_ns ||
+                         stat.CpuTicks() != p.cpu.self_ticks;
+    if (!telling) return std::nullopt;
+    auto text = p.schedstat.Read(scratch_);
+    if (!text) return std::nullopt;
+    auto ns = ParsePidSchedstatRuntimeNs(*text);
+    if (!ns) return std::nullopt;
+    return *ns;
+  }
+
+  // Starts tracking `pid`; when expected_parent > 0 the process must still be its child (PID reuse guard),
+  // and it must be alive (an exited child stays in its parent's children list until it is reaped). The
+  // root may already be a zombie: its final times are its lifetime's.
+  Status Adopt(long pid, long expected_parent, double now_boot) {
     auto process = std::make_unique<Process>();
     process->pid = pid;
     process->stat = KeptOpenFile(PidPath(pid, "stat"), Generated::kWhole);
-    auto text = process->stat.Read(scratch_);
-    if (!text) return Error{text.error()};
-    auto stat = ParsePidStat(*text);
-    if (!stat) return Error{stat.error()};
+    bool gone = false;
+    std::string error;
+    auto stat = ReadStat(*process, gone, error);
+    if (expected_parent == 0) root_gone_ = gone;
+    if (!stat) return Error{error};
     if (expected_parent > 0 && stat->ppid != expected_parent) return Error{"no longer a child"};
-    // An exited child stays in its parent's children list until it is reaped.
-    if (Exited(*stat)) return Error{"exited"};
+    process->exited = Exited(*stat);
+    if (process->exited && expected_parent > 0) return Error{"exited"};
     process->start_time_ticks = stat->start_time_ticks;
-    process->cpu_ticks = stat->utime_ticks + stat->stime_ticks;
-    process->child_cpu_ticks = stat->children_cpu_ticks;
     process->ppid = stat->ppid;
     process->threads = stat->num_threads;
+    process->schedstat = KeptOpenFile(PidPath(pid, "schedstat"), Generated::kWhole);
     process->statm = KeptOpenFile(PidPath(pid, "statm"), Generated::kWhole);
     process->children = KeptOpenFile(fmt::format("{}/{}/task/{}/children", paths_.proc.string(), pid, pid),
                                      Generated::kShortRecords);
-    tracked_.emplace(pid, std::move(process));
+    const auto runtime = ReadRuntime(*process, *stat, /*adopting=*/true);
+    if (auto why = ledger_.Start(process->cpu, *stat, runtime, AgeOf(*stat, now_boot))) Warn(pid, *why);
+    by_pid_.emplace(pid, process.get());
+    processes_.push_back(std::move(process));
     return OkStatus();
   }
 
-  static double Increase(uint64_t now, uint64_t before) {
-    return now >= before ? static_cast<double>(now - before) : 0.0;
+  double AgeOf(const PidStat& stat, double now_boot) const {
+    return now_boot - static_cast<double>(stat.start_time_ticks) / ticks_per_second();
   }
 
-  void AddDebt(long parent, double ticks, double now_mono) {
-    if (tracked_.count(parent) == 0 || ticks <= 0) return;  // reaped outside the tree: nothing comes back
-    auto& debt = debts_[parent];
-    debt.ticks += ticks;
-    debt.since = now_mono;
+  // Re-reads every tracked process, parents before children (processes_ is in adoption order, and a child
+  // is only ever adopted after its parent). In that order a child that is still there when read cannot
+  // already be in its parent's reaped-children time (see process_cpu_ledger.hpp). Returns whether any
+  // tracked process was still there.
+  bool Refresh(double now_boot) {
+    refreshed_.clear();
+    root_readable_ = true;
+    bool any_there = false;
+    for (const auto& owned : processes_) {
+      Process& p = *owned;
+      std::string error;
+      auto stat = ReadStat(p, p.gone, error);
+      if (!stat && !p.gone) Warn(p.pid, error);
+      if (stat && stat->start_time_ticks != p.start_time_ticks) {
+        stat.reset();
+        p.gone = true;  // the PID was reused: the process we tracked is gone
+      }
+      any_there = any_there || !p.gone;
+      refreshed_.push_back({&p, std::move(stat)});
+    }
+    // Exits first, children before parents: what each gone process's parent will find in its
+    // reaped-children time.
+    for (auto it = refreshed_.rbegin(); it != refreshed_.rend(); ++it) {
+      if (!it->process->gone) continue;
+      const auto parent = by_pid_.find(it->process->ppid);
+      ledger_.Exit(it->process->cpu, parent == by_pid_.end() ? nullptr : &parent->second->cpu);
+    }
+    for (auto& [process, stat] : refreshed_) {
+      if (process->gone) continue;
+      std::optional<std::string> why;
+      if (stat) {
+        const long threads_before = process->threads;
+        const auto runtime = ReadRuntime(*process, *stat, /*adopting=*/false);
+        process->threads = stat->num_threads;
+        process->ppid = stat->ppid;
+        process->exited = process->exited || Exited(*stat);
+        why = ledger_.Update(process->cpu, *stat, runtime, threads_before, AgeOf(*stat, now_boot));
+        if (why) Warn(process->pid, *why);
+      } else {
+        ledger_.Skip(process->cpu);
+      }
+      // The sample's value is not summed without the root's.
+      if (process->pid == root_pid_ && (!stat || why)) root_readable_ = false;
+    }
+    return any_there;
+  }
+
+  void DropGone() {
+    for (const auto& p : processes_) {
+      if (p->gone) by_pid_.erase(p->pid);
+    }
+    std::erase_if(processes_, [](const auto& p) { return p->gone; });
+  }
+
+  // The tree's threads and memory, over the processes still running (zombies have neither). A value the
+  // root's files cannot give is left out rather than summed without it; a descendant whose statm cannot be
+  // read (one that is exiting) is left out of the sum.
+  void AddSums(MetricBatch& out) {
+    double threads = 0;
+    double rss_bytes = 0;
+    bool any_running = false;
+    bool rss_known = true;
+    bool any_rss = false;
+    for (const auto& p : processes_) {
+      if (p->exited) continue;
+      any_running = true;
+      threads += static_cast<double>(p->threads);
+      const auto bytes = ResidentBytes(*p);
+      if (bytes) {
+        rss_bytes += static_cast<double>(*bytes);
+        any_rss = true;
+      } else if (p->pid == root_pid_) {
+        rss_known = false;
+      }
+    }
+    if (!any_running) return;
+    out.Add("proc.cpu.threads", threads);
+    if (!rss_known || !any_rss) return;
+    out.Add("proc.memory.rssMB", rss_bytes / kMiB);
+    if (memory_denominator_ > 0) out.Add("proc.memory.percent", rss_bytes / memory_denominator_ * 100.0);
+  }
+
+  std::optional<uint64_t> ResidentBytes(Process& p) {
+    auto text = p.statm.Read(scratch_);
+    if (!text) return std::nullopt;
+    auto pages = ParsePidStatmResidentPages(*text);
+    if (!pages) {
+      if (!text->empty()) Warn(p.pid, pages.error());
+      return std::nullopt;
+    }
+    const auto bytes = PagesToBytes(*pages, page_bytes_);
+    if (!bytes || (memory_total_bytes_ > 0 && *bytes > memory_total_bytes_)) {
+      Warn(p.pid,
+           fmt::format("resident set of {} pages cannot be true (more than the machine's memory)", *pages));
+      return std::nullopt;
+    }
+    return bytes;
   }
 
   // A zombie has nothing left to count; but a process whose main thread exited while other threads run
@@ -288,30 +379,33 @@ class ProcessTreeCollector final : public Collector {
     return walk;
   }
 
-  void AdoptChildren(long parent, const std::vector<long>& children, std::deque<long>& queue) {
+  void AdoptChildren(long parent, const std::vector<long>& children, std::deque<long>& queue,
+                     double now_boot) {
     for (long child : children) {
-      if (tracked_.size() >= kMaxTrackedProcesses) return;
-      if (tracked_.count(child) != 0) continue;
-      if (Adopt(child, parent).ok()) {
-        adopted_this_tick_.push_back(child);
+      if (processes_.size() >= kMaxTrackedProcesses) return;
+      if (by_pid_.count(child) != 0) continue;
+      if (Adopt(child, parent, now_boot).ok()) {
+        adopted_this_tick_.push_back(processes_.back().get());
         queue.push_back(child);
       }
     }
   }
 
-  void Discover(bool thread_scan) {
+  void Discover(bool thread_scan, double now_boot) {
     adopted_this_tick_.clear();
     std::deque<long> queue;
-    for (const auto& [pid, p] : tracked_) queue.push_back(pid);
+    for (const auto& p : processes_) {
+      if (!p->exited) queue.push_back(p->pid);
+    }
     if (scan_fallback_) {
-      DiscoverByScanning(queue);
+      DiscoverByScanning(queue, now_boot);
       return;
     }
     while (!queue.empty()) {
       const long pid = queue.front();
       queue.pop_front();
-      auto it = tracked_.find(pid);
-      if (it == tracked_.end()) continue;
+      auto it = by_pid_.find(pid);
+      if (it == by_pid_.end()) continue;
       Process& p = *it->second;
       auto text = p.children.Read(scratch_);
       if (!text) {
@@ -319,13 +413,13 @@ class ProcessTreeCollector final : public Collector {
         // (A process that exited in between fails this second stat read.)
         if (pid == root_pid_ && IsGoneErrno(p.children.last_errno()) && p.stat.Read(scratch_).ok()) {
           scan_fallback_ = true;
-          for (const auto& [other, unused] : tracked_) queue.push_back(other);
-          DiscoverByScanning(queue);
+          for (const auto& other : processes_) queue.push_back(other->pid);
+          DiscoverByScanning(queue, now_boot);
           return;
         }
         continue;
       }
-      if (auto children = ParseChildrenList(*text)) AdoptChildren(pid, *children, queue);
+      if (auto children = ParseChildrenList(*text)) AdoptChildren(pid, *children, queue, now_boot);
       if (thread_scan && p.threads > 1) {
         auto tids = ListDirectory(PidPath(pid, "task"));
         if (!tids) continue;
@@ -333,14 +427,14 @@ class ProcessTreeCollector final : public Collector {
           if (tid == std::to_string(pid)) continue;
           auto list = ReadFileToString(fmt::format("{}/{}/task/{}/children", paths_.proc.string(), pid, tid));
           if (!list) continue;
-          if (auto children = ParseChildrenList(*list)) AdoptChildren(pid, *children, queue);
+          if (auto children = ParseChildrenList(*list)) AdoptChildren(pid, *children, queue, now_boot);
         }
       }
     }
   }
 
   // Without children files: read every process's stat once and follow parent links.
-  void DiscoverByScanning(std::deque<long>& queue) {
+  void DiscoverByScanning(std::deque<long>& queue, double now_boot) {
     auto entries = ListDirectory(paths_.proc);
     if (!entries) return;
     std::unordered_map<long, std::vector<long>> children_of;
@@ -356,7 +450,8 @@ class ProcessTreeCollector final : public Collector {
     while (!queue.empty()) {
       const long pid = queue.front();
       queue.pop_front();
-      if (auto it = children_of.find(pid); it != children_of.end()) AdoptChildren(pid, it->second, queue);
+      if (auto it = children_of.find(pid); it != children_of.end())
+        AdoptChildren(pid, it->second, queue, now_boot);
     }
   }
 
@@ -364,31 +459,26 @@ class ProcessTreeCollector final : public Collector {
   Clocks clocks_;
   long root_pid_;
   bool track_tree_;
-  double ticks_per_second_;
-  double page_bytes_;
-  double available_cpus_ = 1;
+  uint64_t page_bytes_;
+  uint64_t memory_total_bytes_;
   double memory_denominator_ = 0;
-  std::unordered_map<long, std::unique_ptr<Process>> tracked_;
-  std::vector<long> adopted_this_tick_;
-  struct Debt {
-    double ticks = 0;  // CPU already counted for exited children, due back in the parent's cutime
-    double since = 0;  // monotonic seconds of the last exit added
-  };
-  std::unordered_map<long, Debt> debts_;  // by parent PID
-  struct Refreshed {
-    Process* process;
-    PidStat stat;
-    bool exited;  // a zombie: counted once more, then dropped
-  };
-  std::vector<Refreshed> alive_;  // the refresh's first pass, kept to reuse its memory
+  std::function<void(const std::string&)> warn_;
+  WarningLimiter warn_limiter_;
+  CpuLedger ledger_{LedgerLimits{}};
+  std::vector<std::unique_ptr<Process>> processes_;  // in adoption order: parents before children
+  std::unordered_map<long, Process*> by_pid_;
+  std::vector<Process*> adopted_this_tick_;
+  std::vector<Refreshed> refreshed_;  // the refresh of this tick, kept to reuse its memory
   KeptOpenFile loadavg_file_;
   long last_pid_ = -1;
   bool moved_last_tick_ = true;
   bool gate_checked_ = false;
   bool gate_usable_ = false;
   std::string scratch_;  // one read buffer for every file of every process (a tree can be thousands)
-  uint64_t root_start_ticks_ = 0;
   bool have_previous_ = false;
+  bool root_gone_ = false;
+  bool root_readable_ = true;
+  bool ended_ = false;
   bool scan_fallback_ = false;
   double last_mono_ = 0;
   double last_thread_scan_ = 0;

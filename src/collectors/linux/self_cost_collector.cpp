@@ -43,7 +43,7 @@ class SelfCostCollector final : public Collector {
     auto text = statm_file_.Read();
     if (!text) return Error{text.error()};
     auto pages = ParsePidStatmResidentPages(*text);
-    if (!pages) return Error{pages.error()};
+    if (!pages) return Error{FileError(statm_file_.path(), pages.error())};
     out.Add("runmon.rssMB", static_cast<double>(*pages) * page_bytes_ / kMiB);
     return OkStatus();
   }

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/utf8.hpp"
+#include "core/warning_limiter.hpp"
 
 namespace runmon::openmetrics {
 namespace {
@@ -43,29 +44,9 @@ std::string DescribeSeries(const MetricSample& sample) {
 }  // namespace
 
 // At most one warning per interval; the ones held back are counted and mentioned with the next.
-class OpenMetricsCollector::Limiter {
+class OpenMetricsCollector::Limiter : public WarningLimiter {
  public:
-  explicit Limiter(double interval_seconds) : interval_(interval_seconds) {}
-
-  // Whether to write a warning now; `held_back` gets how many were not written since the last one.
-  bool Allow(size_t* held_back) {
-    const auto now = Clock::now();
-    if (written_ && std::chrono::duration<double>(now - last_).count() < interval_) {
-      ++held_back_;
-      return false;
-    }
-    *held_back = held_back_;
-    held_back_ = 0;
-    written_ = true;
-    last_ = now;
-    return true;
-  }
-
- private:
-  double interval_;
-  bool written_ = false;
-  Clock::time_point last_{};
-  size_t held_back_ = 0;
+  using WarningLimiter::WarningLimiter;
 };
 
 OpenMetricsTablePublisher::OpenMetricsTablePublisher(PublishConfigFunction publish)

@@ -15,9 +15,9 @@ Result<std::vector<CgroupMembership>> ParseProcPidCgroup(std::string_view text) 
     if (text::Trim(line).empty()) continue;
     const size_t first = line.find(':');
     const size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
-    if (second == std::string_view::npos) return Error{"/proc/PID/cgroup: malformed line"};
+    if (second == std::string_view::npos) return Error{"malformed line"};
     const auto id = text::ParseI64(line.substr(0, first));
-    if (!id || *id < 0) return Error{"/proc/PID/cgroup: bad hierarchy id"};
+    if (!id || *id < 0) return Error{"bad hierarchy id"};
     CgroupMembership entry;
     entry.hierarchy_id = static_cast<long>(*id);
     std::string_view controllers = line.substr(first + 1, second - first - 1);
@@ -29,8 +29,7 @@ Result<std::vector<CgroupMembership>> ParseProcPidCgroup(std::string_view text) 
       controllers = comma == std::string_view::npos ? std::string_view() : controllers.substr(comma + 1);
     }
     entry.path = std::string(line.substr(second + 1));
-    if (entry.path.empty() || entry.path.front() != '/')
-      return Error{"/proc/PID/cgroup: path is not absolute"};
+    if (entry.path.empty() || entry.path.front() != '/') return Error{"path is not absolute"};
     entries.push_back(std::move(entry));
   }
   return entries;
@@ -39,12 +38,12 @@ Result<std::vector<CgroupMembership>> ParseProcPidCgroup(std::string_view text) 
 Result<std::optional<double>> ParseCgroupCpuMax(std::string_view text) {
   text::Fields fields(text);
   std::string_view quota, period;
-  if (!fields.Next(quota)) return Error{"cpu.max: empty"};
+  if (!fields.Next(quota)) return Error{"empty"};
   if (quota == "max") return std::optional<double>();
-  if (!fields.Next(period)) return Error{"cpu.max: no period"};
+  if (!fields.Next(period)) return Error{"no period"};
   const auto q = text::ParseU64(quota);
   const auto p = text::ParseU64(period);
-  if (!q || !p || *p == 0) return Error{fmt::format("cpu.max: malformed '{}'", text::Trim(text))};
+  if (!q || !p || *p == 0) return Error{fmt::format("malformed '{}'", text::Trim(text))};
   if (*q == 0) return std::optional<double>();
   return std::optional<double>(static_cast<double>(*q) / static_cast<double>(*p));
 }
@@ -56,7 +55,7 @@ Result<std::optional<uint64_t>> ParseCgroupMemoryLimit(std::string_view text) {
   if (!bytes) {
     // v1 prints -1 for "unlimited" in some places.
     if (value == "-1") return std::optional<uint64_t>();
-    return Error{fmt::format("memory limit: malformed '{}'", value)};
+    return Error{fmt::format("malformed '{}'", value)};
   }
   if (*bytes == 0 || *bytes >= (uint64_t{1} << 62)) return std::optional<uint64_t>();
   return std::optional<uint64_t>(*bytes);

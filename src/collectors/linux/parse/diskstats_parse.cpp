@@ -18,13 +18,13 @@ Result<std::vector<DiskStat>> ParseDiskstats(std::string_view text) {
     std::string_view column[10];
     size_t count = 0;
     while (count < 10 && fields.Next(column[count])) ++count;
-    if (count < 10) return Error{"/proc/diskstats: truncated line"};
+    if (count < 10) return Error{"truncated line"};
     const auto major = text::ParseU64(column[0]);
     const auto minor = text::ParseU64(column[1]);
     const auto read = text::ParseU64(column[5]);
     const auto written = text::ParseU64(column[9]);
     if (!major || !minor || !read || !written || *major > UINT32_MAX || *minor > UINT32_MAX) {
-      return Error{fmt::format("/proc/diskstats: malformed line for '{}'", column[2])};
+      return Error{fmt::format("malformed line for '{}'", column[2])};
     }
     disks.push_back(DiskStat{static_cast<unsigned>(*major), static_cast<unsigned>(*minor),
                              std::string(column[2]), *read, *written});

@@ -42,22 +42,22 @@ Result<Meminfo> ParseMeminfo(std::string_view text) {
 
     text::Fields fields(line.substr(colon + 1));
     std::string_view number, unit;
-    if (!fields.Next(number)) return Error{"/proc/meminfo: missing value"};
+    if (!fields.Next(number)) return Error{"missing value"};
     const auto value = text::ParseU64(number);
-    if (!value) return Error{"/proc/meminfo: bad value"};
+    if (!value) return Error{"bad value"};
     uint64_t multiplier = 1;
     if (fields.Next(unit)) {
-      if (unit != "kB") return Error{"/proc/meminfo: unknown unit"};
+      if (unit != "kB") return Error{"unknown unit"};
       multiplier = 1024;
     }
-    if (*value > UINT64_MAX / multiplier) return Error{"/proc/meminfo: value out of range"};
+    if (*value > UINT64_MAX / multiplier) return Error{"value out of range"};
     *target = *value * multiplier;
     if (target == &total) {
       info.total_bytes = *total;
       have_total = true;
     }
   }
-  if (!have_total || info.total_bytes == 0) return Error{"/proc/meminfo: no MemTotal"};
+  if (!have_total || info.total_bytes == 0) return Error{"no MemTotal"};
   return info;
 }
 

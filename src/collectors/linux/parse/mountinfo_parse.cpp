@@ -38,7 +38,7 @@ Result<std::vector<Mount>> ParseMountinfo(std::string_view text) {
     std::string_view id, parent, device, root, mount_point, options;
     if (!fields.Next(id) || !fields.Next(parent) || !fields.Next(device) || !fields.Next(root) ||
         !fields.Next(mount_point) || !fields.Next(options)) {
-      return Error{"mountinfo: truncated line"};
+      return Error{"truncated line"};
     }
     std::string_view field;
     bool separator = false;
@@ -49,16 +49,16 @@ Result<std::vector<Mount>> ParseMountinfo(std::string_view text) {
       }
     }
     std::string_view fs_type, source, super_options;
-    if (!separator || !fields.Next(fs_type)) return Error{"mountinfo: no filesystem type"};
+    if (!separator || !fields.Next(fs_type)) return Error{"no filesystem type"};
     fields.Next(source);
     fields.Next(super_options);
 
     const size_t colon = device.find(':');
-    if (colon == std::string_view::npos) return Error{fmt::format("mountinfo: bad device '{}'", device)};
+    if (colon == std::string_view::npos) return Error{fmt::format("bad device '{}'", device)};
     const auto major = text::ParseU64(device.substr(0, colon));
     const auto minor = text::ParseU64(device.substr(colon + 1));
     if (!major || !minor || *major > UINT32_MAX || *minor > UINT32_MAX) {
-      return Error{fmt::format("mountinfo: bad device '{}'", device)};
+      return Error{fmt::format("bad device '{}'", device)};
     }
     mounts.push_back(Mount{static_cast<unsigned>(*major), static_cast<unsigned>(*minor), Unescape(root),
                            Unescape(mount_point), std::string(fs_type), Unescape(source),

@@ -21,10 +21,10 @@ Result<std::vector<NetDevStat>> ParseNetDev(std::string_view text) {
     std::string_view column[9];
     size_t count = 0;
     while (count < 9 && fields.Next(column[count])) ++count;
-    if (count < 9) return Error{fmt::format("/proc/net/dev: truncated line for '{}'", name)};
+    if (count < 9) return Error{fmt::format("truncated line for '{}'", name)};
     const auto rx = text::ParseU64(column[0]);
     const auto tx = text::ParseU64(column[8]);
-    if (!rx || !tx) return Error{fmt::format("/proc/net/dev: malformed line for '{}'", name)};
+    if (!rx || !tx) return Error{fmt::format("malformed line for '{}'", name)};
     devices.push_back(NetDevStat{std::string(name), *rx, *tx});
   }
   return devices;

@@ -1,6 +1,7 @@
-// /proc/PID/stat, statm, task/TID/children and status fields, and /proc/loadavg's last PID. In stat the
-// second field is the command name in parentheses and may itself hold spaces and ')' ("(my (weird) cmd)"), so
-// fields are counted from the last ')'.
+// /proc/PID/stat, statm, schedstat, task/TID/children and status fields, and /proc/loadavg's last PID. In
+// stat the second field is the command name in parentheses and may itself hold spaces and ')' ("(my (weird)
+// cmd)"), so fields are counted from the last ')'. CPU times that would overflow when summed are refused
+// here, so no caller has to check a sum.
 #include "collectors/linux/parse/procfs_parse.hpp"
 #include "collectors/linux/parse/text.hpp"
 
@@ -48,10 +49,10 @@ Result<PidStat> ParsePidStat(std::string_view text) {
       }
       case 16:
       case 17: {
-        // Signed in the kernel's format; never negative in practice.
+        // Signed in the kernel's format, never negative: each is at most INT64_MAX, so their sum fits.
         const auto v = text::ParseI64(field);
-        if (!v) return Error{"/proc/PID/stat: bad children cpu time"};
-        if (*v > 0) stat.children_cpu_ticks += static_cast<uint64_t>(*v);
+        if (!v || *v < 0) return Error{"/proc/PID/stat: bad children cpu time"};
+        stat.children_cpu_ticks += static_cast<uint64_t>(*v);
         break;
       }
       case 20: {
@@ -73,6 +74,7 @@ Result<PidStat> ParsePidStat(std::string_view text) {
     ++number;
   }
   if (!have_start) return Error{"/proc/PID/stat: truncated"};
+  if (stat.utime_ticks > UINT64_MAX - stat.stime_ticks) return Error{"/proc/PID/stat: cpu time overflows"};
   return stat;
 }
 
@@ -83,6 +85,23 @@ Result<uint64_t> ParsePidStatmResidentPages(std::string_view text) {
   const auto pages = text::ParseU64(resident);
   if (!pages) return Error{"/proc/PID/statm: bad resident field"};
   return *pages;
+}
+
+std::optional<uint64_t> PagesToBytes(uint64_t pages, uint64_t page_bytes) {
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(pages, page_bytes, &bytes)) return std::nullopt;
+  return bytes;
+}
+
+Result<uint64_t> ParsePidSchedstatRuntimeNs(std::string_view text) {
+  text::Fields fields(text);
+  std::string_view runtime, wait, slices, extra;
+  if (!fields.Next(runtime) || !fields.Next(wait) || !fields.Next(slices) || fields.Next(extra)) {
+    return Error{"/proc/PID/schedstat: expected 3 fields"};
+  }
+  const auto ns = text::ParseU64(runtime);
+  if (!ns || !text::ParseU64(wait) || !text::ParseU64(slices)) return Error{"/proc/PID/schedstat: bad field"};
+  return *ns;
 }
 
 Result<long> ParseLoadavgLastPid(std::string_view text) {

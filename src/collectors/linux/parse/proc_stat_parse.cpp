@@ -47,14 +47,14 @@ Result<ProcStat> ParseProcStat(std::string_view text) {
     if (!fields.Next(name)) continue;
     if (name == "cpu") {
       const auto times = ParseCpuColumns(fields);
-      if (!times) return Error{"/proc/stat: malformed aggregate cpu line"};
+      if (!times) return Error{"malformed aggregate cpu line"};
       stat.all = *times;
       saw_aggregate = true;
     } else if (name.starts_with("cpu")) {
       const auto index = text::ParseU64(name.substr(3));
-      if (!index || *index >= kMaxCpus) return Error{fmt::format("/proc/stat: bad CPU name '{}'", name)};
+      if (!index || *index >= kMaxCpus) return Error{fmt::format("bad CPU name '{}'", name)};
       const auto times = ParseCpuColumns(fields);
-      if (!times) return Error{fmt::format("/proc/stat: malformed {} line", name)};
+      if (!times) return Error{fmt::format("malformed {} line", name)};
       if (stat.per_cpu.size() <= *index) stat.per_cpu.resize(*index + 1);
       stat.per_cpu[*index] = *times;
     } else if (name == "btime") {
@@ -62,7 +62,7 @@ Result<ProcStat> ParseProcStat(std::string_view text) {
       if (fields.Next(value)) stat.boot_time_seconds = text::ParseU64(value);
     }
   }
-  if (!saw_aggregate) return Error{"/proc/stat: no aggregate cpu line"};
+  if (!saw_aggregate) return Error{"no aggregate cpu line"};
   return stat;
 }
 

@@ -25,7 +25,8 @@ struct ProcStat {
 };
 Result<ProcStat> ParseProcStat(std::string_view text);
 
-// /proc/PID/stat. comm may contain spaces and parentheses: fields are counted from the last ')'.
+// /proc/PID/stat. comm may contain spaces and parentheses: fields are counted from the last ')'. A stat whose
+// CPU times cannot be summed in 64 bits, or with a negative cutime or cstime, is an error.
 struct PidStat {
   long pid = 0;
   char state = '?';
@@ -35,11 +36,19 @@ struct PidStat {
   uint64_t children_cpu_ticks = 0;  // cutime + cstime: CPU of children this process has reaped
   long num_threads = 0;
   uint64_t start_time_ticks = 0;  // since boot; with pid, identifies a process across PID reuse
+
+  uint64_t CpuTicks() const { return utime_ticks + stime_ticks; }  // never overflows (checked when parsed)
 };
 Result<PidStat> ParsePidStat(std::string_view text);
 
 // /proc/PID/statm: resident pages (second field).
 Result<uint64_t> ParsePidStatmResidentPages(std::string_view text);
+// pages x page size, nullopt when the product does not fit in 64 bits.
+std::optional<uint64_t> PagesToBytes(uint64_t pages, uint64_t page_bytes);
+
+// /proc/PID/schedstat "RUNTIME_NS WAIT_NS TIMESLICES": nanoseconds on a CPU of that one task (for
+// /proc/PID, the main thread alone, not the thread group).
+Result<uint64_t> ParsePidSchedstatRuntimeNs(std::string_view text);
 
 // /proc/loadavg "0.00 0.01 0.05 1/123 4567": the last field, the PID most recently handed out in the
 // PID namespace of that proc mount. It changes whenever any process or thread is created.
@@ -119,10 +128,11 @@ Result<std::optional<uint64_t>> ParseCgroupMemoryLimit(std::string_view text);
 // A file of "key value" lines (cpu.stat, memory.events, memory.oom_control): the value of `key`.
 std::optional<uint64_t> FindKeyedValue(std::string_view text, std::string_view key);
 
-// /proc/cpuinfo.
+// /proc/cpuinfo of any architecture (see cpuinfo_parse.cpp). An error only when it names neither a CPU
+// count nor a model.
 struct CpuInfo {
-  std::string model_name;       // "model name" (x86), else "Hardware" / "Processor" / "cpu model"
-  unsigned logical_count = 0;   // "processor" entries
+  std::string model_name;       // "model name" (x86), else the architecture's nearest field; may be empty
+  unsigned logical_count = 0;   // "processor" entries, else a declared total; 0 when the file gives none
   unsigned physical_count = 0;  // distinct (physical id, core id) pairs; 0 when the file lacks them
 };
 Result<CpuInfo> ParseCpuinfo(std::string_view text);
