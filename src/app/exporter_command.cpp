@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "app/http_server_module.hpp"
 #include "collectors/builtin.hpp"
 #include "export/exposition.hpp"
-#include "export/metrics_server.hpp"
 #include "sampler/sampler.hpp"
 
 namespace runmon {
@@ -47,11 +47,12 @@ int RunExporterCommand(const ExporterCommandOptions& options) {
 
   ::signal(SIGPIPE, SIG_IGN);
   ExpositionCache cache(ExpositionLabels{.host = HostName(), .run_id = {}});
-  MetricsServer server(cache, server_options);
-  if (auto status = server.Bind(); !status) {
-    Warn(status.error());
+  auto bound_server = BindMetricsServer(cache, server_options);
+  if (!bound_server) {
+    Warn(bound_server.error());
     return 1;
   }
+  MetricsEndpoint& server = **bound_server;
   SamplerOptions sampler_options;
   sampler_options.interval_seconds = settings->interval_seconds;
   Sampler sampler(

@@ -30,10 +30,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/http_server_module.hpp"
 #include "collectors/builtin.hpp"
 #include "core/wall_clock.hpp"
 #include "export/exposition.hpp"
-#include "export/metrics_server.hpp"
 #include "host/child_process.hpp"
 #include "runlog/records.hpp"
 #include "runlog/run_directory.hpp"
@@ -335,12 +335,15 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
 
   // The exposition of the run's samples, served while it is recorded. The cache outlives the server.
   std::unique_ptr<ExpositionCache> metrics_cache;
-  std::unique_ptr<MetricsServer> metrics_server;
+  std::unique_ptr<MetricsEndpoint> metrics_server;
   if (metrics_options) {
     metrics_cache = std::make_unique<ExpositionCache>(ExpositionLabels{.host = HostName(), .run_id = id});
-    metrics_server = std::make_unique<MetricsServer>(*metrics_cache, *metrics_options);
-    Status started = metrics_server->Bind();
-    if (started) started = metrics_server->Start();
+    auto bound = BindMetricsServer(*metrics_cache, *metrics_options);
+    Status started = bound ? OkStatus() : Status(Error{bound.error()});
+    if (bound) {
+      metrics_server = std::move(*bound);
+      started = metrics_server->Start();
+    }
     if (!started) {
       Warn(fmt::format("--metrics-listen: {}", started.error()));
       return 1;

@@ -1,4 +1,6 @@
-// `runmon serve`: the store, the server and the signals that stop them. See serve_command.hpp.
+// `runmon serve`: the store, the server and the signals that stop them. See serve_command.hpp. This file is
+// part of the http-server module (ServeCommandMain); the executable's RunServeCommand loads the module and
+// calls it (http_server_loader.cpp).
 #include "app/serve_command.hpp"
 
 #include <pthread.h>
@@ -10,13 +12,14 @@
 #include <fmt/format.h>
 
 #include "app/cli_common.hpp"
+#include "app/http_server_module.hpp"
 #include "web/assets.hpp"
 #include "web/run_store.hpp"
 #include "web/server.hpp"
 
 namespace runmon {
 
-int RunServeCommand(const ServeCommandOptions& options) {
+int ServeCommandMain(const ServeCommandOptions& options) {
   web::ServeOptions serve;
   serve.logdir = options.logdir;
   serve.host = options.host;

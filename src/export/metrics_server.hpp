@@ -8,7 +8,9 @@
 // Connections are served by http_server::BoundedServer: a worker each, up to 1024 at once, a request head
 // must arrive within 10 s of its first byte, and a connection that sends nothing is closed after 5 s. The
 // socket is bound with SO_REUSEADDR only (cpp-httplib's default adds SO_REUSEPORT, which would let a
-// second exporter share a port that is already in use instead of failing).
+// second exporter share a port that is already in use instead of failing). The runmon executable reaches it
+// through the http-server module (app/http_server_module.hpp); tests link it as the object library
+// runmon_export_server.
 #pragma once
 
 #include <atomic>
@@ -17,9 +19,9 @@
 #include <string_view>
 #include <thread>
 
-#include "core/access.hpp"
 #include "core/result.hpp"
 #include "export/exposition.hpp"
+#include "export/listen_address.hpp"
 
 namespace runmon::http_server {
 class BoundedServer;
@@ -27,26 +29,6 @@ class BoundedServer;
 
 namespace runmon {
 
-struct ListenAddress {
-  std::string host;  // an IPv4 or IPv6 literal, without brackets ("localhost" is read as 127.0.0.1)
-  int port = 0;      // 0: any free port
-};
-
-// HOST:PORT with HOST an IPv4 address or localhost, or [IPV6]:PORT; PORT 0 to 65535. Anything else
-// (a name, an IPv6 address without brackets, an empty host, a sign, spaces) is refused with a message.
-Result<ListenAddress> ParseListenAddress(std::string_view text);
-// "127.0.0.1:9100", "[::1]:9100".
-std::string FormatListenAddress(const ListenAddress& address);
-
-struct MetricsServerOptions {
-  ListenAddress listen{"127.0.0.1", 0};
-  std::string token;  // empty: none (loopback addresses only)
-};
-
-// A non-loopback address without a token, or a token that is short or holds characters a header cannot.
-// Messages name the flags as given (--listen and --token, --metrics-listen and --metrics-token).
-Status CheckMetricsServerOptions(const MetricsServerOptions& options, std::string_view listen_flag,
-                                 std::string_view token_flag);
 class MetricsServer {
  public:
   MetricsServer(const ExpositionCache& cache, MetricsServerOptions options);

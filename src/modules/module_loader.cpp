@@ -46,8 +46,8 @@ Result<const void*> LoadModuleTable(const std::filesystem::path& directory, std:
   using EntryFunction = const void* (*)();
   auto* function = reinterpret_cast<EntryFunction>(dlsym(handle, entry));
   if (function == nullptr) {
-    return Error{fmt::format("the {} module {} has no entry {} (not a runmon module?)", name, file.string(),
-                             entry)};
+    return Error{
+        fmt::format("the {} module {} has no entry {} (not a runmon module?)", name, file.string(), entry)};
   }
   const void* table = function();
   const auto* header = static_cast<const ModuleHeader*>(table);

@@ -21,7 +21,7 @@ namespace runmon {
 
 // The first member of every module's table.
 struct ModuleHeader {
-  std::uint32_t abi = 0;        // the table's layout version
+  std::uint32_t abi = 0;         // the table's layout version
   std::uint32_t table_size = 0;  // sizeof the table, a second check of the layout
 };
 

@@ -319,8 +319,8 @@ ApiResponse ListRuns(const RunStore& store, const QueryParams& params) {
     const std::string state =
         !run.summary ? "unknown" : std::string(runview::RunStateName(run.summary->verdict.state));
     std::optional<double> start = overview.start_time;
-    const auto duration =
-        run.summary ? runview::RunRuntime(overview, run.summary->verdict.state, WallSeconds()) : std::nullopt;
+    std::optional<double> duration;
+    if (run.summary) duration = runview::RunRuntime(overview, run.summary->verdict.state, WallSeconds());
     if (!query.empty()) {
       const std::string haystack =
           AsciiLowercase(name + "\n" + id + "\n" + overview.host + "\n" + overview.command + "\n" +

@@ -1,5 +1,5 @@
-// libcurl loaded at run time (collectors/openmetrics/curl_library.hpp): the installed library loads with every
-// function, and a missing file or a library that is not libcurl is refused with words naming the file.
+// libcurl loaded at run time (collectors/openmetrics/curl_library.hpp): the installed library loads with
+// every function, and a missing file or a library that is not libcurl is refused with words naming the file.
 #include "collectors/openmetrics/curl_library.hpp"
 
 #include <gtest/gtest.h>

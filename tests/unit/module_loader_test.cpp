@@ -34,8 +34,8 @@ TEST(ModuleLoader, AMissingModuleIsNamed) {
 }
 
 TEST(ModuleLoader, AFileWithoutTheEntryIsRefused) {
-  auto table = LoadModuleTable(kGood, "fake", "runmon_no_such_entry", FakeModule::kModuleAbi,
-                               sizeof(FakeModule));
+  auto table =
+      LoadModuleTable(kGood, "fake", "runmon_no_such_entry", FakeModule::kModuleAbi, sizeof(FakeModule));
   ASSERT_FALSE(table);
   EXPECT_NE(table.error().find("has no entry runmon_no_such_entry"), std::string::npos) << table.error();
 }
