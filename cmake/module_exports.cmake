@@ -1,6 +1,6 @@
 # Writes the runmon executable's dynamic list (ld --dynamic-list): the runmon symbols its modules leave
 # undefined, which the executable must export for them (see cmake/RunmonModules.cmake). Nothing else is
-# exported: the executable's C++ runtime, protobuf and RE2 stay its own.
+# exported: protobuf and RE2, linked in, stay the executable's own.
 #   cmake -DNM=nm -DOUT=file -DMODULES="a.so;b.so" -P module_exports.cmake
 set(symbols "")
 foreach(module IN LISTS MODULES)
