@@ -30,4 +30,32 @@ for command in "run --dir $work/wandb -- sleep 5" "sample --interval 0.1 --json"
   kill "$pid"
   wait "$pid" || true
 done
+# The modules of this build: the exporter and the dashboard answer, each through runmon-modules/http-server.so.
+fetch() {
+  python3 -c 'import sys, time, urllib.request
+for _ in range(100):
+    try:
+        body = urllib.request.urlopen(sys.argv[1], timeout=5).read().decode()
+        break
+    except OSError:
+        time.sleep(0.1)
+else:
+    sys.exit("no answer from " + sys.argv[1])
+if sys.argv[2] not in body:
+    sys.exit(sys.argv[1] + " does not hold " + sys.argv[2])' "$1" "$2"
+}
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port=$(free_port)
+"$runmon" exporter --listen "127.0.0.1:$port" 2>/dev/null &
+pid=$!
+fetch "http://127.0.0.1:$port/metrics" "runmon_"
+kill "$pid"
+wait "$pid" || true
+port=$(free_port)
+"$runmon" serve --logdir "$work/wandb" --port "$port" >/dev/null &
+pid=$!
+fetch "http://127.0.0.1:$port/api/runs" '"runs"'
+fetch "http://127.0.0.1:$port/" "<html"
+kill "$pid"
+wait "$pid" || true
 echo "check-makefiles-build: the Unix Makefiles build works"

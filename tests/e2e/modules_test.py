@@ -108,7 +108,7 @@ class ModulesTest(unittest.TestCase):
         self.assertTrue(any(os.path.basename(f).startswith("libcurl") for f in files), sorted(files))
         self.assertFalse(any("/runmon-modules/" in f for f in files), sorted(files))
         line = wait_for(proc.stdout.readline)
-        self.assertIn("openmetrics.demo.demo_temperature", json.loads(line))
+        self.assertEqual(json.loads(line).get("openmetrics.demo.demo_temperature.0"), 41.5)
 
     def test_a_binary_without_its_modules_says_so(self):
         lonely = os.path.join(self.tmp.name, "bin", "runmon")

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/access.hpp"
 #include "support/raw_http.hpp"
 
 namespace runmon {

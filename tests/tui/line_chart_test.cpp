@@ -153,7 +153,7 @@ TEST(DrawLineChart, ZoomedPastTheSamplingIntervalStillDrawsALine) {
   EXPECT_EQ(grid.ToString(), R"(┌ Zoom ────────────────┐
 │5      ⠒⠒⠒⠒⠒⠉⠉⠉⠉⠉⠁    │
 │0                     │
-│  10s              12s│
+│  10.5s          12.5s│
 │d 5                   │
 └──────────────────────┘)");
   const auto dots = Dots(grid, {3, 1, 20, 2});
