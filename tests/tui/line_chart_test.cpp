@@ -178,7 +178,7 @@ TEST(DrawLineChart, ZoomedPastTheSamplingIntervalStillDrawsALine) {
   EXPECT_EQ(Draw(24, 6, spec), R"(┌ Zoom ────────────────┐
 │       no data        │
 │                      │
-│10s                10s│
+│10.2s            10.8s│
 │d                     │
 └──────────────────────┘)");
 }
