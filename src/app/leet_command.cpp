@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "app/cli_common.hpp"
 #include "core/wall_clock.hpp"
 #include "modules/module_loader.hpp"
 #include "tui/leet_path.hpp"
@@ -50,31 +51,30 @@ int RunLeetCommand(const LeetOptions& options) {
   if (options.path) path = *options.path;
   auto target = tui::ResolveLeetPath(path);
   if (!target) {
-    fmt::print(stderr, "runmon leet: {}\n", target.error());
+    Warn(target.error());
     return 1;
   }
   int frame_width = 0;
   int frame_height = 0;
   if (!options.print_frame.empty() && !ParseSize(options.print_frame, frame_width, frame_height)) {
-    fmt::print(stderr, "runmon leet: --print-frame: '{}' is not WIDTHxHEIGHT (1 to 1000 each)\n",
-               options.print_frame);
+    Warn(fmt::format("--print-frame: '{}' is not WIDTHxHEIGHT (1 to 1000 each)", options.print_frame));
     return 2;
   }
   auto session = tui::LeetSession::Open(*target);
   if (!session) {
-    fmt::print(stderr, "runmon leet: {}\n", session.error());
+    Warn(session.error());
     return 1;
   }
   if (frame_width > 0) return PrintFrame(**session, frame_width, frame_height);
 
   auto terminal_module = LoadModule<tui::TerminalModule>();
   if (!terminal_module) {
-    fmt::print(stderr, "runmon leet: {}\n", terminal_module.error());
+    Warn(terminal_module.error());
     return 1;
   }
   auto terminal = (*terminal_module)->start();
   if (!terminal) {
-    fmt::print(stderr, "runmon leet: {}\n", terminal.error());
+    Warn(terminal.error());
     return 1;
   }
   tui::Terminal& screen = **terminal;

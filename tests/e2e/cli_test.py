@@ -62,7 +62,9 @@ class BadInputTest(unittest.TestCase):
             self.assertIn("cannot listen", result.stderr)
 
     def test_leet_bad_print_frame_and_path(self):
-        self.assertRefused(run("leet", "/", "--print-frame", "0x5"), "--print-frame")
+        frame = run("leet", "/", "--print-frame", "0x5")
+        self.assertRefused(frame, "--print-frame")
+        self.assertTrue(frame.stderr.startswith("runmon: --print-frame: "), frame.stderr)
         missing = run("leet", "/nonexistent-runmon-path")
         self.assertEqual(missing.returncode, 1)
         self.assertIn("no such file", missing.stderr)
