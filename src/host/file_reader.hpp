@@ -5,9 +5,9 @@
 // and tick: the kernel hands out multi-record files (mountinfo, diskstats, net/dev, children lists) a page
 // or a line-aligned part at a time, so in general a short read is not the end. Reads are bounded
 // (kMaxFileBytes) so a hostile or runaway file cannot exhaust memory. Descriptors are a budget, not a given:
-// a tree of thousands of processes keeps three files each, so only up to KeptDescriptorBudget() descriptors
-// stay open; past it a file is opened, read and closed each time (slower, never failing with EMFILE and never
-// starving the other collectors).
+// a tree of thousands of processes keeps up to four files each (stat, statm, children; schedstat for a single
+// thread), so only up to KeptDescriptorBudget() descriptors stay open; past it a file is opened, read and
+// closed each time (slower, never failing with EMFILE and never starving the other collectors).
 //
 // Only regular files are read. The kernel's procfs, sysfs and cgroup files are regular files (of st_size 0
 // or a page), so a FIFO, a device (/dev/zero), a socket or a directory where one is expected is a broken or
