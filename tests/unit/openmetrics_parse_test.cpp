@@ -15,10 +15,10 @@
 namespace runmon::openmetrics {
 namespace {
 
-// The fixtures sit beside this file's directory (tests/fixtures/openmetrics).
+// The fixtures are tests/fixtures/openmetrics (RUNMON_FIXTURES_DIR: an absolute path, unlike __FILE__,
+// which a compiler cache or another build layout may make relative).
 std::string ReadFixture(const std::string& name) {
-  const std::filesystem::path dir =
-      std::filesystem::path(__FILE__).parent_path().parent_path() / "fixtures" / "openmetrics";
+  const std::filesystem::path dir = std::filesystem::path(RUNMON_FIXTURES_DIR) / "openmetrics";
   std::ifstream in(dir / name, std::ios::binary);
   std::ostringstream out;
   out << in.rdbuf();
