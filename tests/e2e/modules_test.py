@@ -13,6 +13,7 @@ import threading
 import time
 import unittest
 
+from http_e2e import wait_for
 from runmon_e2e import RUNMON, run
 
 HEAVY = ("libcurl", "libssl.", "libcrypto.", "libcpp-httplib", "libncursesw", "libtinfo")
@@ -30,16 +31,6 @@ def mapped_files(pid):
 
 def heavy_files(files):
     return sorted(f for f in files if os.path.basename(f).startswith(HEAVY) or "/runmon-modules/" in f)
-
-
-def wait_for(predicate, timeout=20.0, step=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError("condition not met in time")
 
 
 class MetricsHandler(http.server.BaseHTTPRequestHandler):

@@ -15,20 +15,14 @@
 #include <gtest/gtest.h>
 
 #include "support/raw_http.hpp"
+#include "support/wait_until.hpp"
 
 namespace runmon::http_server {
 namespace {
 
 using namespace std::chrono_literals;
 
-bool WaitUntil(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
+using runmon::testing::WaitUntil;
 
 class BoundedServerTest : public ::testing::Test {
  protected:

@@ -8,19 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include "support/wait_until.hpp"
+
 namespace runmon::http_server {
 namespace {
 
 using namespace std::chrono_literals;
 
-bool WaitUntil(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
+using runmon::testing::WaitUntil;
 
 // Tasks that block until released, counting how many run at once.
 struct BlockingTasks {
