@@ -339,11 +339,8 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   if (metrics_options) {
     metrics_cache = std::make_unique<ExpositionCache>(ExpositionLabels{.host = HostName(), .run_id = id});
     auto bound = BindMetricsServer(*metrics_cache, *metrics_options);
-    Status started = bound ? OkStatus() : Status(Error{bound.error()});
-    if (bound) {
-      metrics_server = std::move(*bound);
-      started = metrics_server->Start();
-    }
+    const Status started = bound ? (*bound)->Start() : Status(Error{bound.error()});
+    if (bound) metrics_server = std::move(*bound);
     if (!started) {
       Warn(fmt::format("--metrics-listen: {}", started.error()));
       return 1;
