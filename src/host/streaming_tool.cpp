@@ -70,6 +70,7 @@ void StreamingTool::Stop() {
     const ssize_t ignored = ::write(wake_fds_[1], &byte, 1);
     (void)ignored;  // full pipe: a wake-up is pending anyway
   }
+  std::lock_guard lock(stop_mutex_);
   if (reader_.joinable()) reader_.join();
 }
 

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -52,7 +53,8 @@ class StreamingTool {
   StreamingTool(const StreamingTool&) = delete;
   StreamingTool& operator=(const StreamingTool&) = delete;
 
-  // Ends the tool and the reader thread; the handlers are not called once it returns. Idempotent.
+  // Ends the tool and the reader thread; the handlers are not called once it returns. Idempotent, and may
+  // be called from any thread but the reader's (not from a handler).
   void Stop();
 
   // How many times the tool has been started again after it ended.
@@ -73,6 +75,7 @@ class StreamingTool {
   std::atomic<int> restarts_{0};
   std::atomic<bool> stopping_{false};
   int wake_fds_[2] = {-1, -1};  // a pipe: Stop writes a byte so the reader's poll returns at once
+  std::mutex stop_mutex_;       // one Stop joins the reader; others wait for it
   std::thread reader_;
 };
 

@@ -10,7 +10,7 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cmath>
+#include <limits>
 #include <optional>
 #include <thread>
 
@@ -21,9 +21,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// poll's timeout for `deadline`, rounded up (a wake-up a little early would be taken for the deadline).
 int MillisecondsUntil(Clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-  return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 60'000)) + 1;
+  return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left + 1, std::numeric_limits<int>::max()));
 }
 
 // The tool's wait status once it has exited by `deadline`, else nullopt (still running). *lost is set when
@@ -65,7 +66,8 @@ Result<ToolOutput> RunTool(const ToolCommand& command, const ToolLimits& limits)
   while ((fds[0].fd >= 0 || fds[1].fd >= 0) && !over_cap) {
     const int ready = ::poll(fds, 2, MillisecondsUntil(deadline));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) break;  // deadline (poll cannot fail otherwise on two valid fds)
+    if (ready < 0 || Clock::now() >= deadline) break;  // poll cannot fail otherwise on two valid fds
+    if (ready == 0) continue;
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
       const bool open = ReadAvailable(fds[i].fd, &chunk);
