@@ -1,7 +1,8 @@
 // StreamingTool against fake tools: neuron-monitor's documents replayed, a line split across writes with
-// pauses, garbage and over-long lines reported while later documents still come, a tool that dies mid-line
-// restarted with doubling delays (its partial line dropped), a missing tool retried, and Stop ending a tool
-// that ignores SIGTERM, its grandchildren, or a restart delay, each well within its bound.
+// pauses, garbage, over-long lines and a flood without newlines reported or skipped while later documents
+// still come, a tool that dies mid-line restarted with doubling delays (its partial line dropped), a
+// missing tool retried, and Stop ending a tool that ignores SIGTERM, its grandchildren, or a restart
+// delay, each well within its bound.
 #include "host/streaming_tool.hpp"
 
 #include <sys/wait.h>
@@ -152,6 +153,24 @@ TEST(StreamingTool, SkipsALineOverTheLimitAndKeepsTheNext) {
   EXPECT_EQ(recorder.documents()[0], nlohmann::json({{"after", 2}}));
   ASSERT_EQ(recorder.warnings().size(), 1u);
   EXPECT_EQ(recorder.warnings()[0], tool + ": skipped a line of 3000011 bytes (the limit is 1048576)");
+}
+
+TEST(StreamingTool, AFloodWithoutNewlinesIsReadAndDroppedAndStillStops) {
+  TempDir dir;
+  // 64 MiB without a newline, then a document: the flood is skipped (never held), the document kept.
+  const auto tool = WriteFakeTool(
+      dir.path(), "tool", "head -c 67108864 /dev/zero; echo; echo '{\"after\": 3}'; exec cat /dev/zero");
+  StreamingToolOptions options = QuickOptions();
+  options.max_line_bytes = 1 << 20;
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, options, recorder.Documents(), recorder.Warnings());
+  ASSERT_TRUE(WaitUntil([&] { return !recorder.documents().empty(); }, std::chrono::seconds(60)));
+  EXPECT_EQ(recorder.documents()[0], nlohmann::json({{"after", 3}}));
+  ASSERT_GE(recorder.warnings().size(), 1u);
+  EXPECT_EQ(recorder.warnings()[0], tool + ": skipped a line of 67108864 bytes (the limit is 1048576)");
+  const auto start = Clock::now();
+  streaming.Stop();  // while `cat /dev/zero` floods
+  EXPECT_LT(SecondsSince(start), 5.0);
 }
 
 TEST(StreamingTool, TakesADocumentNearTheDefaultLimitOf16MiB) {
