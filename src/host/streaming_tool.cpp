@@ -99,8 +99,7 @@ void StreamingTool::Run() {
       why = spawned.error();
     } else {
       const bool stopped = ReadUntilEnd(*spawned, &splitter, &stderr_tail);
-      bool needed_sigkill = false;
-      const auto status = TerminateToolGroup(spawned->pid, options_.stop_grace_seconds, &needed_sigkill);
+      const auto status = TerminateToolGroup(spawned->pid, options_.stop_grace_seconds);
       if (stopped) return;
       why = fmt::format("{}: {}", command_.executable,
                         status ? DescribeWaitStatus(*status) : std::string("ended (exit status lost)"));

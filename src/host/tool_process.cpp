@@ -139,7 +139,8 @@ Result<SpawnedTool> SpawnTool(const ToolCommand& command) {
 
 std::optional<int> TerminateToolGroup(pid_t pid, double grace_seconds, bool* needed_sigkill) {
   ::killpg(pid, SIGTERM);
-  *needed_sigkill = !ExitsWithin(pid, grace_seconds);
+  const bool exited = ExitsWithin(pid, grace_seconds);
+  if (needed_sigkill != nullptr) *needed_sigkill = !exited;
   ::killpg(pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {

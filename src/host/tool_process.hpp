@@ -43,8 +43,8 @@ Result<SpawnedTool> SpawnTool(const ToolCommand& command);
 // Ends the tool's process group and reaps the tool: SIGTERM to the group, up to `grace_seconds` for the
 // tool to exit, then SIGKILL to the group (also to anything it started that ignored SIGTERM). Returns the
 // tool's wait status, or nullopt when it could not be had (SIGCHLD ignored). Sets *needed_sigkill when
-// the tool itself was still running at the end of the grace.
-std::optional<int> TerminateToolGroup(pid_t pid, double grace_seconds, bool* needed_sigkill);
+// the tool itself was still running at the end of the grace (when given).
+std::optional<int> TerminateToolGroup(pid_t pid, double grace_seconds, bool* needed_sigkill = nullptr);
 
 // How the tool ended, for messages: "exited with status 3", "killed by SIGSEGV".
 std::string DescribeWaitStatus(int wait_status);

@@ -39,6 +39,21 @@ ToolLimits QuickLimits() {
   return limits;
 }
 
+TEST(TailBuffer, KeepsTheLastBytesAcrossAppendsAndSaysWhenSomeWereDropped) {
+  TailBuffer tail(8);
+  tail.Append("  ab");
+  EXPECT_EQ(tail.Text(), "ab");
+  tail.Append("cdef\n");  // 9 bytes: the first space is dropped
+  EXPECT_EQ(tail.Text(), "...abcdef");
+  tail.Append("ghij");
+  EXPECT_EQ(tail.Text(), "...def\nghij");
+  tail.Append("0123456789");
+  EXPECT_EQ(tail.Text(), "...23456789");
+  tail.Clear();
+  tail.Append("\n\t ");
+  EXPECT_EQ(tail.Text(), "");
+}
+
 TEST(RunTool, KeepsStdoutAndTheTailOfStderr) {
   TempDir dir;
   const auto tool = WriteFakeTool(dir.path(), "tool", "echo '{\"card0\": 1}'; echo 'a warning' >&2");
