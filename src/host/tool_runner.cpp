@@ -28,8 +28,10 @@ int MillisecondsUntil(Clock::time_point deadline) {
 }
 
 // The tool's wait status once it has exited by `deadline`, else nullopt (still running). *lost is set when
-// the status cannot be had (SIGCHLD ignored: the kernel reaped it).
+// the status cannot be had (SIGCHLD ignored: the kernel reaped it). The pipes end a moment before the tool
+// is a zombie, so the first waits are short: 50 us, doubling up to 5 ms.
 std::optional<int> ReapBy(pid_t pid, Clock::time_point deadline, bool* lost) {
+  std::chrono::microseconds pause(50);
   for (;;) {
     int status = 0;
     const pid_t waited = ::waitpid(pid, &status, WNOHANG);
@@ -40,7 +42,8 @@ std::optional<int> ReapBy(pid_t pid, Clock::time_point deadline, bool* lost) {
       return 0;
     }
     if (Clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(5000));
   }
 }
 
