@@ -23,10 +23,10 @@ struct ToolCommand {
   // A path, or a name looked up on `search_path` as a shell would (the PATH of the environment the caller
   // was given: the runner never reads runmon's own).
   std::string executable;
-  std::vector<std::string> arguments;  // argv[1...]; argv[0] is `executable` as given
+  std::vector<std::string> arguments{};  // argv[1...]; argv[0] is `executable` as given
   std::string search_path = "/usr/local/bin:/usr/bin:/bin";
   // "NAME=value" entries, the whole environment of the tool; unset: runmon's own environment.
-  std::optional<std::vector<std::string>> environment;
+  std::optional<std::vector<std::string>> environment{};
 };
 
 // A started tool: its pid (also its process group) and the read ends of its stdout and stderr pipes
