@@ -2,13 +2,12 @@
 #include "export/exposition.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <unordered_map>
 #include <vector>
 
 #include "core/utf8.hpp"
 #include "export/prometheus_names.hpp"
+#include "prometheus_text/prometheus_text.hpp"
 
 namespace runmon {
 namespace {
@@ -23,7 +22,7 @@ void AppendFamilyHeader(std::string& out, std::string_view name, PrometheusType 
   out += "# HELP ";
   out += name;
   out += ' ';
-  out += EscapeHelp(help);
+  prometheus_text::AppendEscapedHelp(out, help);
   out += "\n# TYPE ";
   out += name;
   out += ' ';
@@ -36,7 +35,7 @@ void AppendLabel(std::string& out, bool& first, std::string_view name, std::stri
   first = false;
   out += name;
   out += "=\"";
-  out += EscapeLabelValue(ToValidUtf8(value));
+  prometheus_text::AppendEscapedQuoted(out, ToValidUtf8(value));
   out += '"';
 }
 
@@ -50,51 +49,11 @@ void AppendSeries(std::string& out, std::string_view name, std::string_view labe
   if (!labels.run_id.empty()) AppendLabel(out, first, "run_id", labels.run_id);
   if (!first) out += '}';
   out += ' ';
-  out += FormatExpositionValue(value);
+  prometheus_text::AppendFloat(out, value);
   out += '\n';
 }
 
 }  // namespace
-
-std::string FormatExpositionValue(double value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, result.ptr);
-}
-
-std::string EscapeLabelValue(std::string_view value) {
-  std::string out;
-  out.reserve(value.size());
-  for (const char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string EscapeHelp(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::string RenderExposition(const Sample& sample, const ExpositionLabels& labels, uint64_t samples_total) {
   const std::span<const PrometheusMetric> metrics = PrometheusMetrics();

@@ -199,26 +199,6 @@ double ToBaseUnits(const PrometheusMetric& metric, double value) {
   return value;
 }
 
-bool IsValidMetricName(std::string_view name) {
-  if (name.empty()) return false;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
-    if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
-bool IsValidLabelName(std::string_view name) {
-  if (name.empty() || name.starts_with("__")) return false;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-    if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
 std::string RenderPrometheusMarkdown() {
   std::string out =
       "# Prometheus names\n\n"

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "core/catalog.hpp"
+#include "prometheus_text/prometheus_text.hpp"
 
 namespace runmon {
 
@@ -63,9 +64,10 @@ const PrometheusMetric* FindPrometheusMetric(std::string_view key, std::string* 
 
 double ToBaseUnits(const PrometheusMetric& metric, double value);
 
-// [a-zA-Z_:][a-zA-Z0-9_:]* and [a-zA-Z_][a-zA-Z0-9_]* (names starting with __ are reserved for labels).
-bool IsValidMetricName(std::string_view name);
-bool IsValidLabelName(std::string_view name);
+// The name grammar lives with the text format's other primitives.
+using prometheus_text::IsReservedLabelName;
+using prometheus_text::IsValidLabelName;
+using prometheus_text::IsValidMetricName;
 
 // The exporter's own series, after the catalog's in every exposition (same constant labels).
 struct ExporterMetric {

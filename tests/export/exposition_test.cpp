@@ -1,13 +1,11 @@
-// The text exposition: values in their shortest round-trip form (and NaN, +Inf, -Inf), escaping of label
-// values and HELP, one HELP and TYPE per family with the family's series together however the sample
+// The text exposition (its values and escapes are tested with the primitives, prometheus_text_test): one
+// HELP and TYPE per family with the family's series together however the sample
 // interleaves them, constant labels, keys without a name counted and left out, a key given twice, invalid
 // UTF-8 in label values, the text before any sample, a golden file, and the cache's handling of late
 // samples.
 #include "export/exposition.hpp"
 
-#include <charconv>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -44,34 +42,6 @@ Sample SampleOf(std::vector<std::pair<std::string, double>> values, double times
   sample.timestamp = timestamp;
   for (auto& [key, value] : values) sample.metrics.Add(key, value);
   return sample;
-}
-
-TEST(Exposition, ValuesRoundTripInTheShortestForm) {
-  EXPECT_EQ(FormatExpositionValue(0), "0");
-  EXPECT_EQ(FormatExpositionValue(1), "1");
-  EXPECT_EQ(FormatExpositionValue(-2.5), "-2.5");
-  EXPECT_EQ(FormatExpositionValue(0.1), "0.1");
-  EXPECT_EQ(FormatExpositionValue(1572864), "1572864");
-  EXPECT_EQ(FormatExpositionValue(1780000000.25), "1780000000.25");
-  EXPECT_EQ(FormatExpositionValue(1e300), "1e+300");
-  EXPECT_EQ(FormatExpositionValue(5e-324), "5e-324");
-  EXPECT_EQ(FormatExpositionValue(std::numeric_limits<double>::quiet_NaN()), "NaN");
-  EXPECT_EQ(FormatExpositionValue(std::numeric_limits<double>::infinity()), "+Inf");
-  EXPECT_EQ(FormatExpositionValue(-std::numeric_limits<double>::infinity()), "-Inf");
-  for (const double value : {1.0 / 3.0, 2.0 / 3.0 * 1e-7, 123456789.123456789, 0.12300000000000001,
-                             std::numeric_limits<double>::max(), std::numeric_limits<double>::min()}) {
-    const std::string text = FormatExpositionValue(value);
-    double back = 0;
-    std::from_chars(text.data(), text.data() + text.size(), back);
-    EXPECT_EQ(back, value) << text;
-  }
-}
-
-TEST(Exposition, Escaping) {
-  EXPECT_EQ(EscapeLabelValue(R"(a\b"c)"), R"(a\\b\"c)");
-  EXPECT_EQ(EscapeLabelValue("line\nbreak"), "line\\nbreak");
-  EXPECT_EQ(EscapeLabelValue("/data/ü"), "/data/ü");
-  EXPECT_EQ(EscapeHelp("a\\b\nc\"d"), "a\\\\b\\nc\"d");
 }
 
 TEST(Exposition, OneHeaderPerFamilyWithItsSeriesTogether) {
