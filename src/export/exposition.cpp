@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/utf8.hpp"
@@ -53,6 +54,20 @@ void AppendSeries(std::string& out, std::string_view name, std::string_view labe
   out += '\n';
 }
 
+// One series per collector, labelled with its name. A name given twice keeps its first series (two with the
+// same labels would make Prometheus refuse the whole scrape).
+void AppendCollectorFamily(std::string& out, const ExporterMetric& metric,
+                           const std::vector<CollectorOutcome>& outcomes, const ExpositionLabels& labels,
+                           double (*value)(const CollectorOutcome&)) {
+  if (outcomes.empty()) return;
+  AppendFamilyHeader(out, metric.name, metric.type, metric.help);
+  std::unordered_set<std::string_view> seen;
+  for (const CollectorOutcome& outcome : outcomes) {
+    if (!seen.insert(outcome.name).second) continue;
+    AppendSeries(out, metric.name, "collector", outcome.name, labels, value(outcome));
+  }
+}
+
 }  // namespace
 
 std::string RenderExposition(const Sample& sample, const ExpositionLabels& labels, uint64_t samples_total) {
@@ -98,6 +113,12 @@ std::string RenderExposition(const Sample& sample, const ExpositionLabels& label
   }
   AppendFamilyHeader(out, kUnexportedKeys.name, kUnexportedKeys.type, kUnexportedKeys.help);
   AppendSeries(out, kUnexportedKeys.name, "", "", labels, static_cast<double>(unexported));
+  if (samples_total > 0) {
+    AppendCollectorFamily(out, kCollectorDuration, sample.collectors, labels,
+                          [](const CollectorOutcome& outcome) { return outcome.duration_seconds; });
+    AppendCollectorFamily(out, kCollectorSuccess, sample.collectors, labels,
+                          [](const CollectorOutcome& outcome) { return outcome.success ? 1.0 : 0.0; });
+  }
   return out;
 }
 
@@ -107,7 +128,7 @@ ExpositionCache::ExpositionCache(ExpositionLabels labels)
 
 void ExpositionCache::Publish(const Sample& sample) {
   if (!sample.late) {
-    latest_ = sample;
+    latest_ = sample;  // with its collectors' outcomes; a late sample has none and keeps these
     ++samples_;
   } else {
     for (const Metric& metric : sample.metrics.items()) {

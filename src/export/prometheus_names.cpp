@@ -120,7 +120,8 @@ constexpr std::array kUnits = {
     UnitRow{"J", {"joules", 1, 1}},
 };
 
-constexpr std::array kExporterMetrics = {kSamplesTotal, kLastSampleTimestamp, kUnexportedKeys};
+constexpr std::array kExporterMetrics = {kSamplesTotal, kLastSampleTimestamp, kUnexportedKeys,
+                                         kCollectorDuration, kCollectorSuccess};
 
 // How a value becomes base units, in words ("% / 100", "MiB x 1048576"), for HELP and the docs.
 std::string Conversion(std::string_view catalog_unit, const BaseUnit& unit) {

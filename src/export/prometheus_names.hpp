@@ -86,6 +86,15 @@ inline constexpr ExporterMetric kUnexportedKeys{
     "runmon_exporter_unexported_keys", PrometheusType::kGauge,
     "Keys of the latest sample without a Prometheus name (keys the catalog does not know, such as "
     "openmetrics.* series scraped from other exporters), left out of this exposition."};
+// Per collector the sampler runs, labelled collector="<its name>" (node_exporter's convention).
+inline constexpr ExporterMetric kCollectorDuration{
+    "runmon_collector_duration_seconds", PrometheusType::kGauge,
+    "How long each collector's latest pass took, in seconds (label collector: its name; a pass still stuck "
+    "counts until the sample)."};
+inline constexpr ExporterMetric kCollectorSuccess{
+    "runmon_collector_success", PrometheusType::kGauge,
+    "1 when each collector's latest pass succeeded, 0 when it failed, returned only part of its values or is "
+    "stuck (label collector: its name)."};
 std::span<const ExporterMetric> ExporterMetrics();
 
 // docs/prometheus.md, rendered from the table (`runmon catalog --prometheus`).

@@ -124,8 +124,36 @@ TEST(Exposition, LabelValuesAreValidUtf8AndEscaped) {
           "runmon_disk_device_read_bytes_total{device=\"sd\xef\xbf\xbd\",host=\"h\xef\xbf\xbd\"} 1048576"});
 }
 
+TEST(Exposition, CollectorSeriesFollowNodeExportersConvention) {
+  Sample sample = SampleOf({{"cpu", 1}});
+  sample.collectors = {{"cpu", 0.0015, true},
+                       {"nvidia", 2.5, false},
+                       {"openmetrics \"x\"", 0.25, true},
+                       {"cpu", 9, false}};  // a name given twice keeps its first: no duplicate series
+  const std::string text = RenderExposition(sample, {.host = "h", .run_id = "r"}, 1);
+  EXPECT_EQ(
+      SeriesOf(text, "runmon_collector_duration_seconds"),
+      (std::vector<std::string>{
+          "runmon_collector_duration_seconds{collector=\"cpu\",host=\"h\",run_id=\"r\"} 0.0015",
+          "runmon_collector_duration_seconds{collector=\"nvidia\",host=\"h\",run_id=\"r\"} 2.5",
+          "runmon_collector_duration_seconds{collector=\"openmetrics \\\"x\\\"\",host=\"h\",run_id=\"r\"} "
+          "0.25"}));
+  EXPECT_EQ(SeriesOf(text, "runmon_collector_success"),
+            (std::vector<std::string>{
+                "runmon_collector_success{collector=\"cpu\",host=\"h\",run_id=\"r\"} 1",
+                "runmon_collector_success{collector=\"nvidia\",host=\"h\",run_id=\"r\"} 0",
+                "runmon_collector_success{collector=\"openmetrics \\\"x\\\"\",host=\"h\",run_id=\"r\"} 1"}));
+  EXPECT_NE(text.find("# TYPE runmon_collector_duration_seconds gauge\n"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE runmon_collector_success gauge\n"), std::string::npos);
+  // Without collectors (a sampler that has none), neither family appears.
+  const std::string none = RenderExposition(SampleOf({{"cpu", 1}}), {}, 1);
+  EXPECT_EQ(none.find("runmon_collector_"), std::string::npos);
+}
+
 TEST(Exposition, BeforeTheFirstSample) {
-  const std::string text = RenderExposition(SampleOf({{"cpu", 1}}), {.host = "h", .run_id = {}}, 0);
+  Sample sample = SampleOf({{"cpu", 1}});
+  sample.collectors = {{"cpu", 0.001, true}};  // ignored like the values
+  const std::string text = RenderExposition(sample, {.host = "h", .run_id = {}}, 0);
   EXPECT_EQ(
       text,
       "# HELP runmon_exporter_samples_total " + std::string(kSamplesTotal.help) +
@@ -146,8 +174,8 @@ TEST(Exposition, EveryLineIsACommentOrASeries) {
     const std::string name = line.substr(0, line.find_first_of("{ "));
     EXPECT_TRUE(IsValidMetricName(name)) << line;
   }
-  // Every catalog pattern, the five extra keys with names, and the three of the exporter.
-  EXPECT_EQ(series, MetricCatalog().size() + 5 + 3);
+  // Every catalog pattern, the five extra keys with names, the three of the exporter and two per collector.
+  EXPECT_EQ(series, MetricCatalog().size() + 5 + 3 + 2 * test::EveryPatternSample().collectors.size());
   EXPECT_NE(text.find("runmon_gpu_temperature_celsius{gpu=\"7\",host=\"h\",run_id=\"r\"} NaN\n"),
             std::string::npos);
   EXPECT_NE(text.find("runmon_gpu_power_watts{gpu=\"7\",host=\"h\",run_id=\"r\"} +Inf\n"), std::string::npos);
@@ -189,6 +217,13 @@ TEST(ExpositionCache, ServesTheLatestSampleAndMergesLateValues) {
             std::vector<std::string>{"runmon_exporter_samples_total{host=\"h\"} 2"});
   EXPECT_EQ(SeriesOf(text, "runmon_last_sample_timestamp_seconds"),
             std::vector<std::string>{"runmon_last_sample_timestamp_seconds{host=\"h\"} 101"});
+  // A late sample keeps the on-time sample's collector figures.
+  Sample timed = SampleOf({{"cpu", 30}}, 102);
+  timed.collectors = {{"cpu", 0.002, true}};
+  cache.Publish(timed);
+  cache.Publish(late);
+  EXPECT_EQ(SeriesOf(*cache.Text(), "runmon_collector_success"),
+            std::vector<std::string>{"runmon_collector_success{collector=\"cpu\",host=\"h\"} 1"});
   // The text a reader holds stays valid while newer samples arrive.
   EXPECT_EQ(*before, RenderExposition(Sample{}, {.host = "h", .run_id = {}}, 0));
 }
