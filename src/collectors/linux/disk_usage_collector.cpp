@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "collectors/linux/disk/disk_metrics.hpp"
 #include "collectors/linux/linux_collectors.hpp"
 
 namespace runmon {
@@ -22,7 +23,7 @@ class DiskUsageCollector final : public Collector {
   explicit DiskUsageCollector(const LinuxCollectorContext& ctx) : stat_(ctx.stat_filesystem) {
     for (const auto& path : ctx.settings.disk_paths) {
       paths_.push_back(
-          {path, fmt::format("disk.{}.usagePercent", path), fmt::format("disk.{}.usageGB", path)});
+          {path, MetricKey(disk_metrics::kUsagePercent, path), MetricKey(disk_metrics::kUsageGB, path)});
     }
   }
 
