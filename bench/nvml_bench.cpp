@@ -254,8 +254,8 @@ class FakeCounters {
   Reset reset_ = nullptr;
 };
 
-// The collector's NVML calls for one sample, in its order (nvidia_collector.cpp CollectDevice), made
-// directly: what NVML itself costs, with none of runmon's work around it.
+// The collector's NVML calls for one sample, in its order (nvml_sampling.cpp SampleDevice, then
+// nvml_process_share.cpp), made directly: what NVML itself costs, with none of runmon's work around it.
 class Replay {
  public:
   Replay(std::unique_ptr<nvml::Library> library, unsigned devices, bool tree_on_gpu)

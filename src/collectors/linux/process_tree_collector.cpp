@@ -17,11 +17,12 @@
 //    kThreadScanSeconds (see SomethingForked for when the gate is off).
 //  - kernels built without CONFIG_PROC_CHILDREN have no children files; the collector then falls back to
 //    one pass over every /proc/PID/stat per tick, and says so in its name.
-// A PID is identified with its start time, so a reused PID is a new process and is only adopted if it is
-// a child of the tree. A descendant whose parent exits stays tracked (it is still the run's work) until
-// it exits. How CPU time is counted exactly once (reaped children, exits between ticks, zombies) is in
-// process_cpu_ledger.hpp; values that cannot be true are dropped for that process and tick with a
-// rate-limited warning. The monitored process exiting is the end of this source (Ended()), not an error.
+// Who is in the run (a child of a member, a PID identified with its start time so a reused PID is a new
+// process, only adopted if it is a child of the tree) is decided by run_tree.hpp, the rule every collector
+// shares. A descendant whose parent exits stays tracked (it is still the run's work) until it exits. How CPU
+// time is counted exactly once (reaped children, exits between ticks, zombies) is in process_cpu_ledger.hpp;
+// values that cannot be true are dropped for that process and tick with a rate-limited warning. The monitored
+// process exiting is the end of this source (Ended()), not an error.
 #include <algorithm>
 #include <deque>
 #include <functional>
@@ -38,6 +39,7 @@
 #include "collectors/linux/parse/procfs_parse.hpp"
 #include "collectors/linux/process/process_metrics.hpp"
 #include "collectors/linux/process_cpu_ledger.hpp"
+#include "collectors/linux/run_tree.hpp"
 #include "core/warning_limiter.hpp"
 #include "host/file_reader.hpp"
 
@@ -74,8 +76,8 @@ class ProcessTreeCollector final : public Collector {
   explicit ProcessTreeCollector(const LinuxCollectorContext& ctx)
       : paths_(ctx.paths),
         clocks_(ctx.clocks),
-        root_pid_(ctx.pid.value_or(0)),
-        track_tree_(ctx.settings.track_process_tree),
+        run_tree_(ctx.paths, ctx.pid, ctx.settings.track_process_tree),
+        root_pid_(run_tree_.root()),
         page_bytes_(static_cast<uint64_t>(std::max(ctx.facts.page_size_bytes, 1L))),
         memory_total_bytes_(ctx.facts.memory_total_bytes),
         warn_(ctx.warn),
@@ -113,7 +115,7 @@ class ProcessTreeCollector final : public Collector {
       }
       have_previous_ = true;
       last_mono_ = now_mono;
-      if (track_tree_) {
+      if (run_tree_.whole_tree()) {
         last_thread_scan_ = now_mono;
         SomethingForked();
         Discover(/*thread_scan=*/true, now_boot);
@@ -135,7 +137,7 @@ class ProcessTreeCollector final : public Collector {
     const bool any_there = Refresh(now_boot);
     DropGone();
 
-    if (track_tree_ && !processes_.empty()) {
+    if (run_tree_.whole_tree() && !processes_.empty()) {
       const bool thread_scan = now_mono - last_thread_scan_ >= kThreadScanSeconds;
       if (thread_scan) last_thread_scan_ = now_mono;
       // Read before the walk, so a fork during the walk is seen next time.
@@ -207,8 +209,8 @@ class ProcessTreeCollector final : public Collector {
       p.schedstat.Close();
       return std::nullopt;
     }
-    const bool telling = adopting || stat.state == 'R' || (Exited(stat) && !p.exited) || !p.cpu.runtime_ns ||
-                         stat.CpuTicks() != p.cpu.self_ticks;
+    const bool telling = adopting || stat.state == 'R' || (HasExited(stat) && !p.exited) ||
+                         !p.cpu.runtime_ns || stat.CpuTicks() != p.cpu.self_ticks;
     if (!telling) return std::nullopt;
     auto text = p.schedstat.Read(scratch_);
     if (!text) return std::nullopt;
@@ -217,9 +219,8 @@ class ProcessTreeCollector final : public Collector {
     return *ns;
   }
 
-  // Starts tracking `pid`; when expected_parent > 0 the process must still be its child (PID reuse guard),
-  // and it must be alive (an exited child stays in its parent's children list until it is reaped). The
-  // root may already be a zombie: its final times are its lifetime's.
+  // Starts tracking `pid`, the root (expected_parent 0) or a child of the tracked `expected_parent` that
+  // the run tree admits (RunTree::Join).
   Status Adopt(long pid, long expected_parent, double now_boot) {
     auto process = std::make_unique<Process>();
     process->pid = pid;
@@ -229,9 +230,8 @@ class ProcessTreeCollector final : public Collector {
     auto stat = ReadStat(*process, gone, error);
     if (expected_parent == 0) root_gone_ = gone;
     if (!stat) return Error{error};
-    if (expected_parent > 0 && stat->ppid != expected_parent) return Error{"no longer a child"};
-    process->exited = Exited(*stat);
-    if (process->exited && expected_parent > 0) return Error{"exited"};
+    if (auto joined = run_tree_.Join(pid, *stat, expected_parent); !joined) return joined;
+    process->exited = HasExited(*stat);
     process->start_time_ticks = stat->start_time_ticks;
     process->ppid = stat->ppid;
     process->threads = stat->num_threads;
@@ -263,7 +263,7 @@ class ProcessTreeCollector final : public Collector {
       std::string error;
       auto stat = ReadStat(p, p.gone, error);
       if (!stat && !p.gone) Warn(p.pid, error);
-      if (stat && stat->start_time_ticks != p.start_time_ticks) {
+      if (stat && !run_tree_.Recognizes(p.pid, *stat)) {
         stat.reset();
         p.gone = true;  // the PID was reused: the process we tracked is gone
       }
@@ -285,7 +285,7 @@ class ProcessTreeCollector final : public Collector {
         const auto runtime = ReadRuntime(*process, *stat, /*adopting=*/false);
         process->threads = stat->num_threads;
         process->ppid = stat->ppid;
-        process->exited = process->exited || Exited(*stat);
+        process->exited = process->exited || HasExited(*stat);
         why = ledger_.Update(process->cpu, *stat, runtime, threads_before, AgeOf(*stat, now_boot));
         if (why) Warn(process->pid, *why);
       } else {
@@ -299,7 +299,9 @@ class ProcessTreeCollector final : public Collector {
 
   void DropGone() {
     for (const auto& p : processes_) {
-      if (p->gone) by_pid_.erase(p->pid);
+      if (!p->gone) continue;
+      by_pid_.erase(p->pid);
+      run_tree_.Leave(p->pid);
     }
     std::erase_if(processes_, [](const auto& p) { return p->gone; });
   }
@@ -348,12 +350,6 @@ class ProcessTreeCollector final : public Collector {
       return std::nullopt;
     }
     return bytes;
-  }
-
-  // A zombie has nothing left to count; but a process whose main thread exited while other threads run
-  // also shows 'Z' in its stat, with those threads still counted.
-  static bool Exited(const PidStat& stat) {
-    return (stat.state == 'Z' || stat.state == 'X') && stat.num_threads <= 1;
   }
 
   // Whether any process or thread may have been created since the last look: /proc/loadavg's last PID
@@ -460,8 +456,8 @@ class ProcessTreeCollector final : public Collector {
 
   HostPaths paths_;
   Clocks clocks_;
+  RunTree run_tree_;  // who is in the run; processes_ holds what is read of each member
   long root_pid_;
-  bool track_tree_;
   uint64_t page_bytes_;
   uint64_t memory_total_bytes_;
   double memory_denominator_ = 0;
