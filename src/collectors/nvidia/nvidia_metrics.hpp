@@ -3,6 +3,8 @@
 // The family's metric descriptors: each key is spelled here and nowhere else (core/metric_descriptor.hpp).
 #pragma once
 
+#include <string_view>
+
 #include "core/metric_descriptor.hpp"
 
 namespace runmon::nvidia_metrics {
@@ -438,5 +440,10 @@ inline constexpr MetricDescriptor kNvlinkRxBytes{
     .prometheus_label = "gpu",
     .merge = {"gpu.{i}.nvlink", "NVLink traffic", "received"},
     .series_label = "GPU"};
+
+// The key's last part ("smClock"): what an NVML failure for that metric is called in messages.
+constexpr std::string_view MetricLeaf(const MetricDescriptor& metric) {
+  return metric.pattern.substr(metric.pattern.rfind('.') + 1);
+}
 
 }  // namespace runmon::nvidia_metrics
