@@ -15,7 +15,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 class CgroupCollector final : public Collector {
  public:
-  explicit CgroupCollector(const LinuxCollectorContext& ctx) : limits_(ctx.facts.cgroup) {
+  explicit CgroupCollector(const CollectorContext& ctx) : limits_(ctx.facts.cgroup) {
     if (!limits_.cpu_stat_file.empty())
       cpu_stat_file_ = KeptOpenFile(limits_.cpu_stat_file, Generated::kWhole);
     if (!limits_.memory_events_file.empty())
@@ -75,7 +75,7 @@ class CgroupCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> MakeCgroupCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeCgroupCollector(const CollectorContext& ctx) {
   return std::make_unique<CgroupCollector>(ctx);
 }
 

@@ -41,7 +41,7 @@ std::string BaseName(const std::string& path) {
 
 class DiskIoCollector final : public Collector {
  public:
-  explicit DiskIoCollector(const LinuxCollectorContext& ctx)
+  explicit DiskIoCollector(const CollectorContext& ctx)
       : paths_(ctx.paths),
         disk_paths_(ctx.settings.disk_paths),
         diskstats_file_(ctx.paths.Proc("diskstats"), Generated::kShortRecords),
@@ -215,7 +215,7 @@ std::vector<std::string> SelectDiskDevices(
   return {chosen.begin(), chosen.end()};
 }
 
-std::unique_ptr<Collector> MakeDiskIoCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeDiskIoCollector(const CollectorContext& ctx) {
   return std::make_unique<DiskIoCollector>(ctx);
 }
 

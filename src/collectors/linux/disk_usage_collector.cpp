@@ -20,7 +20,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 class DiskUsageCollector final : public Collector {
  public:
-  explicit DiskUsageCollector(const LinuxCollectorContext& ctx) : stat_(ctx.stat_filesystem) {
+  explicit DiskUsageCollector(const CollectorContext& ctx) : stat_(ctx.stat_filesystem) {
     for (const auto& path : ctx.settings.disk_paths) {
       paths_.push_back(
           {path, MetricKey(disk_metrics::kUsagePercent, path), MetricKey(disk_metrics::kUsageGB, path)});
@@ -69,7 +69,7 @@ Result<FilesystemUsage> StatFilesystem(const std::string& path) {
   return usage;
 }
 
-std::unique_ptr<Collector> MakeDiskUsageCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeDiskUsageCollector(const CollectorContext& ctx) {
   return std::make_unique<DiskUsageCollector>(ctx);
 }
 

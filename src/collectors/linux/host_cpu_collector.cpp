@@ -22,7 +22,7 @@ std::optional<double> BusyPercent(const CpuTimes& now, const std::optional<CpuTi
 
 class HostCpuCollector final : public Collector {
  public:
-  explicit HostCpuCollector(const LinuxCollectorContext& ctx)
+  explicit HostCpuCollector(const CollectorContext& ctx)
       : stat_file_(ctx.paths.Proc("stat"), Generated::kWhole), per_core_(ctx.settings.per_core_cpu) {}
 
   std::string_view Name() const override { return cpu_metrics::kHostCpu.source; }
@@ -57,7 +57,7 @@ class HostCpuCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> MakeHostCpuCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeHostCpuCollector(const CollectorContext& ctx) {
   return std::make_unique<HostCpuCollector>(ctx);
 }
 

@@ -17,7 +17,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 class MemoryCollector final : public Collector {
  public:
-  explicit MemoryCollector(const LinuxCollectorContext& ctx)
+  explicit MemoryCollector(const CollectorContext& ctx)
       : meminfo_file_(ctx.paths.Proc("meminfo"), Generated::kWhole),
         limit_bytes_(ctx.facts.cgroup.memory_limit_bytes) {
     if (limit_bytes_) usage_file_ = KeptOpenFile(ctx.facts.cgroup.memory_usage_file, Generated::kWhole);
@@ -64,7 +64,7 @@ class MemoryCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> MakeMemoryCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeMemoryCollector(const CollectorContext& ctx) {
   return std::make_unique<MemoryCollector>(ctx);
 }
 

@@ -15,7 +15,7 @@ namespace {
 
 class NetworkCollector final : public Collector {
  public:
-  explicit NetworkCollector(const LinuxCollectorContext& ctx)
+  explicit NetworkCollector(const CollectorContext& ctx)
       : dev_file_(ctx.paths.Proc("net/dev"), Generated::kShortRecords), clocks_(ctx.clocks) {}
 
   std::string_view Name() const override { return network_metrics::kSent.source; }
@@ -77,7 +77,7 @@ class NetworkCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> MakeNetworkCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeNetworkCollector(const CollectorContext& ctx) {
   return std::make_unique<NetworkCollector>(ctx);
 }
 

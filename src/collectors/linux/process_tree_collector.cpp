@@ -73,7 +73,7 @@ struct Refreshed {
 
 class ProcessTreeCollector final : public Collector {
  public:
-  explicit ProcessTreeCollector(const LinuxCollectorContext& ctx)
+  explicit ProcessTreeCollector(const CollectorContext& ctx)
       : paths_(ctx.paths),
         clocks_(ctx.clocks),
         run_tree_(ctx.paths, ctx.pid, ctx.settings.track_process_tree),
@@ -485,7 +485,7 @@ class ProcessTreeCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> MakeProcessTreeCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeProcessTreeCollector(const CollectorContext& ctx) {
   return std::make_unique<ProcessTreeCollector>(ctx);
 }
 

@@ -24,7 +24,7 @@ double ProcessCpuSeconds() {
 
 class SelfCostCollector final : public Collector {
  public:
-  explicit SelfCostCollector(const LinuxCollectorContext& ctx)
+  explicit SelfCostCollector(const CollectorContext& ctx)
       : statm_file_(ctx.paths.Proc("self/statm"), Generated::kWhole),
         clocks_(ctx.clocks),
         page_bytes_(static_cast<double>(ctx.facts.page_size_bytes)) {
@@ -59,7 +59,7 @@ class SelfCostCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> MakeSelfCostCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeSelfCostCollector(const CollectorContext& ctx) {
   return std::make_unique<SelfCostCollector>(ctx);
 }
 
