@@ -110,8 +110,9 @@ std::string_view MetricKindName(MetricKind kind) {
 std::string RenderCatalogMarkdown() {
   std::string out =
       "# Metrics\n\n"
-      "Generated from the metric catalog (`src/core/catalog.cpp`) by `runmon catalog --markdown`; do not "
-      "edit by hand.\n\n"
+      "Generated from the collector families' metric descriptors (each family's `*_metrics.hpp` under "
+      "`src/collectors/`, joined by `src/core/catalog.cpp`) by `runmon catalog --markdown`; do not edit by "
+      "hand.\n\n"
       "Keys are spelled as W&B's system metrics. `{path}` is a configured disk path used verbatim "
       "(`disk./.usageGB`), `{dev}` a block device name (`disk.nvme0n1.in`), `{i}` an index. A value that "
       "cannot be read is left out of the sample, never written as 0.\n\n"

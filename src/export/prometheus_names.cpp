@@ -125,8 +125,9 @@ bool IsValidLabelName(std::string_view name) {
 std::string RenderPrometheusMarkdown() {
   std::string out =
       "# Prometheus names\n\n"
-      "Generated from the metric catalog (`src/core/catalog.cpp`) and the naming table "
-      "(`src/export/prometheus_names.cpp`) by `runmon catalog --prometheus`; do not edit by hand.\n\n"
+      "Generated from the collector families' metric descriptors (each family's `*_metrics.hpp` under "
+      "`src/collectors/`) and the unit conversions of `src/export/prometheus_names.cpp` by "
+      "`runmon catalog --prometheus`; do not edit by hand.\n\n"
       "`runmon exporter` and `runmon run --metrics-listen` ([cli.md](cli.md)) serve each sample in the "
       "Prometheus text format 0.0.4 under these names. Values are converted to base units: bytes (not "
       "MiB or GiB), seconds, hertz, and ratios from 0 to 1 instead of percentages. A value that can exceed "
