@@ -99,7 +99,8 @@ Result<nlohmann::json> ProbeWithDeadline(const CollectorFamily& family, const Co
 }
 
 // Every family's part of the metadata (an unavailable family's reason under runmon.<name>), and under
-// "collectors" whether each is available and, when not, why: a family with a probe is available when its
+// "collectors" whether each is available and, when not, why (with whether it runs by default and the
+// settings it reads): a family with a probe is available when its
 // probe answers, one without when it starts at least one collector.
 nlohmann::json ProbeFamilies(const CollectorContext& ctx, bool& timed_out) {
   nlohmann::json metadata = nlohmann::json::object();
@@ -121,6 +122,9 @@ nlohmann::json ProbeFamilies(const CollectorContext& ctx, bool& timed_out) {
     }
     entry["available"] = reason.empty();
     if (!reason.empty()) entry["reason"] = reason;
+    entry["enabledByDefault"] = family->enabled_by_default;
+    entry["settings"] = nlohmann::json::array();
+    for (const std::string_view setting : family->settings) entry["settings"].push_back(setting);
   }
   metadata["collectors"] = std::move(collectors);
   return metadata;

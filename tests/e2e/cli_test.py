@@ -109,9 +109,12 @@ class BadInputTest(unittest.TestCase):
             self.assertIsInstance(entry["available"], bool, name)
             self.assertEqual("reason" in entry, not entry["available"], name)
         for name in ["cpu", "memory", "disk_io", "disk_usage", "network", "self"]:
-            self.assertEqual(collectors[name], {"available": True}, name)
-        self.assertEqual(collectors["openmetrics"],
-                         {"available": False, "reason": "x_stats_open_metrics_endpoints not set"})
+            self.assertTrue(collectors[name]["available"], name)
+            self.assertTrue(collectors[name]["enabledByDefault"], name)
+        self.assertFalse(collectors["openmetrics"]["available"])
+        self.assertEqual(collectors["openmetrics"]["reason"], "x_stats_open_metrics_endpoints not set")
+        self.assertFalse(collectors["openmetrics"]["enabledByDefault"])
+        self.assertIn("x_stats_open_metrics_endpoints", collectors["openmetrics"]["settings"])
         self.assertFalse(collectors["process"]["available"])
         self.assertIn("no process to monitor", collectors["process"]["reason"])
         self.assertFalse(collectors["cgroup"]["available"])

@@ -1,6 +1,4 @@
 // The memory family's factory: host (or cgroup) memory in use and available.
-#include <string_view>
-
 #include "collectors/builtin.hpp"
 #include "collectors/linux/linux_collectors.hpp"
 

@@ -1,6 +1,4 @@
 // The network family's factory: bytes sent and received, all interfaces.
-#include <string_view>
-
 #include "collectors/builtin.hpp"
 #include "collectors/linux/linux_collectors.hpp"
 

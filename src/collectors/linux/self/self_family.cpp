@@ -1,6 +1,4 @@
 // The self family's factory: runmon's own CPU and memory.
-#include <string_view>
-
 #include "collectors/builtin.hpp"
 #include "collectors/linux/linux_collectors.hpp"
 
