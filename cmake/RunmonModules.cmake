@@ -31,6 +31,7 @@ endfunction()
 # Links `executable` as the modules' host: the host libraries whole, the runmon symbols the modules call
 # exported (a dynamic list made from the modules' undefined symbols, cmake/module_exports.cmake), every
 # module built with it.
+find_program(RUNMON_CXXFILT NAMES c++filt REQUIRED)
 function(runmon_link_module_hosts executable)
   set(whole "")
   foreach(library IN LISTS RUNMON_MODULE_HOST_LIBRARIES)
@@ -45,7 +46,7 @@ function(runmon_link_module_hosts executable)
   endforeach()
   set(exports ${CMAKE_CURRENT_BINARY_DIR}/${executable}-module-exports.list)
   add_custom_command(OUTPUT ${exports}
-    COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DOUT=${exports} "-DMODULES=${module_files}"
+    COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DCXXFILT=${RUNMON_CXXFILT} -DOUT=${exports} "-DMODULES=${module_files}"
             -P ${PROJECT_SOURCE_DIR}/cmake/module_exports.cmake
     DEPENDS ${modules} ${PROJECT_SOURCE_DIR}/cmake/module_exports.cmake
     COMMENT "Listing the symbols runmon's modules call"

@@ -11,6 +11,7 @@
 #include "collectors/openmetrics/text_parse.hpp"
 #include "core/utf8.hpp"
 #include "fuzz_check.hpp"
+#include "prometheus_text/prometheus_text.hpp"
 
 namespace {
 
@@ -24,7 +25,8 @@ bool SameDouble(double a, double b) {
 }
 
 bool ValidName(std::string_view name, bool metric) {
-  if (metric ? runmon::openmetrics::IsLegacyMetricName(name) : runmon::openmetrics::IsLegacyLabelName(name)) {
+  if (metric ? runmon::prometheus_text::IsValidMetricName(name)
+             : runmon::prometheus_text::IsValidLabelName(name)) {
     return true;
   }
   return !name.empty() && runmon::IsValidUtf8(name);

@@ -4,7 +4,7 @@
 # registry at build time (`npm ci`, pinned by web/package-lock.json and tests/browser/package-lock.json).
 set -euo pipefail
 packages=(
-  cmake ninja-build g++ clang libclang-rt-14-dev pkg-config
+  cmake ninja-build g++ clang libclang-rt-14-dev lld pkg-config
   libfmt-dev nlohmann-json3-dev libcli11-dev libprotobuf-dev protobuf-compiler zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev libre2-dev libncurses-dev libcpp-httplib-dev
   libcurl4-openssl-dev chromium prometheus prometheus-node-exporter

@@ -38,12 +38,22 @@ class MetricBatch {
   std::vector<Metric> items_;
 };
 
+// How a collector's latest pass went when a sample was emitted: the exporter's per-collector series. Not
+// metric values: the run log does not record them.
+struct CollectorOutcome {
+  std::string name;             // Collector::Name()
+  double duration_seconds = 0;  // its latest Collect; one still stuck in it counts until the sample
+  bool success = false;         // that Collect returned no error (one that is stuck: false)
+};
+
 // One emitted sample: every lane's batch for one tick, stamped with the tick's time.
 struct Sample {
   double timestamp = 0;  // wall clock, seconds since the Unix epoch, at the tick
   double runtime = 0;    // seconds since the sampler started (monotonic clock)
   bool late = false;     // values from a lane that missed its tick's deadline, emitted on their own
   MetricBatch metrics;
+  // On-time samples: every collector that has run, in lane order; late samples: none.
+  std::vector<CollectorOutcome> collectors;
 };
 
 }  // namespace runmon

@@ -2,13 +2,13 @@
 #include "export/exposition.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/utf8.hpp"
 #include "export/prometheus_names.hpp"
+#include "prometheus_text/prometheus_text.hpp"
 
 namespace runmon {
 namespace {
@@ -23,7 +23,7 @@ void AppendFamilyHeader(std::string& out, std::string_view name, PrometheusType 
   out += "# HELP ";
   out += name;
   out += ' ';
-  out += EscapeHelp(help);
+  prometheus_text::AppendEscapedHelp(out, help);
   out += "\n# TYPE ";
   out += name;
   out += ' ';
@@ -36,7 +36,7 @@ void AppendLabel(std::string& out, bool& first, std::string_view name, std::stri
   first = false;
   out += name;
   out += "=\"";
-  out += EscapeLabelValue(ToValidUtf8(value));
+  prometheus_text::AppendEscapedQuoted(out, ToValidUtf8(value));
   out += '"';
 }
 
@@ -50,51 +50,25 @@ void AppendSeries(std::string& out, std::string_view name, std::string_view labe
   if (!labels.run_id.empty()) AppendLabel(out, first, "run_id", labels.run_id);
   if (!first) out += '}';
   out += ' ';
-  out += FormatExpositionValue(value);
+  prometheus_text::AppendFloat(out, value);
   out += '\n';
 }
 
+// One series per collector, labelled with its name. A name given twice keeps its first series (two with the
+// same labels would make Prometheus refuse the whole scrape).
+void AppendCollectorFamily(std::string& out, const ExporterMetric& metric,
+                           const std::vector<CollectorOutcome>& outcomes, const ExpositionLabels& labels,
+                           double (*value)(const CollectorOutcome&)) {
+  if (outcomes.empty()) return;
+  AppendFamilyHeader(out, metric.name, metric.type, metric.help);
+  std::unordered_set<std::string_view> seen;
+  for (const CollectorOutcome& outcome : outcomes) {
+    if (!seen.insert(outcome.name).second) continue;
+    AppendSeries(out, metric.name, "collector", outcome.name, labels, value(outcome));
+  }
+}
+
 }  // namespace
-
-std::string FormatExpositionValue(double value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, result.ptr);
-}
-
-std::string EscapeLabelValue(std::string_view value) {
-  std::string out;
-  out.reserve(value.size());
-  for (const char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string EscapeHelp(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::string RenderExposition(const Sample& sample, const ExpositionLabels& labels, uint64_t samples_total) {
   const std::span<const PrometheusMetric> metrics = PrometheusMetrics();
@@ -139,6 +113,12 @@ std::string RenderExposition(const Sample& sample, const ExpositionLabels& label
   }
   AppendFamilyHeader(out, kUnexportedKeys.name, kUnexportedKeys.type, kUnexportedKeys.help);
   AppendSeries(out, kUnexportedKeys.name, "", "", labels, static_cast<double>(unexported));
+  if (samples_total > 0) {
+    AppendCollectorFamily(out, kCollectorDuration, sample.collectors, labels,
+                          [](const CollectorOutcome& outcome) { return outcome.duration_seconds; });
+    AppendCollectorFamily(out, kCollectorSuccess, sample.collectors, labels,
+                          [](const CollectorOutcome& outcome) { return outcome.success ? 1.0 : 0.0; });
+  }
   return out;
 }
 
@@ -148,7 +128,7 @@ ExpositionCache::ExpositionCache(ExpositionLabels labels)
 
 void ExpositionCache::Publish(const Sample& sample) {
   if (!sample.late) {
-    latest_ = sample;
+    latest_ = sample;  // with its collectors' outcomes; a late sample has none and keeps these
     ++samples_;
   } else {
     for (const Metric& metric : sample.metrics.items()) {

@@ -1,11 +1,11 @@
 // A sample in the Prometheus text exposition format 0.0.4: one HELP and one TYPE line per family, then its
 // series, families in catalog order and series in the sample's order, each with its placeholder label
 // and the constant labels (host, run_id). Label values are made valid UTF-8 (a disk path or a host name can
-// hold any bytes; Prometheus refuses invalid UTF-8) and escaped (\\, \", \n). Values are written in the
-// shortest form that reads back as the same double; NaN and infinities as Prometheus spells them (NaN,
-// +Inf, -Inf). No series carries a timestamp: Prometheus stamps the scrape, and a sample older than the
-// scrape interval would otherwise be refused as out of order or duplicated. Keys without a Prometheus name
-// are left out and counted (runmon_exporter_unexported_keys).
+// hold any bytes; Prometheus refuses invalid UTF-8) and escaped, values written in the shortest form that
+// reads back as the same double, both by the text format's primitives (prometheus_text/). No series carries a
+// timestamp: Prometheus stamps the scrape, and a sample older than the scrape interval would otherwise be
+// refused as out of order or duplicated. Keys without a Prometheus name are left out and counted
+// (runmon_exporter_unexported_keys).
 //
 // ExpositionCache holds the text of the latest sample so that a scrape only copies a string: rendering
 // happens once per sample, on the sampler's thread, and a scrape never triggers sampling.
@@ -30,13 +30,6 @@ struct ExpositionLabels {
 // `samples_total` is the number of samples taken so far; with 0 the timestamp series is left out (no
 // sample yet) and `sample` is ignored.
 std::string RenderExposition(const Sample& sample, const ExpositionLabels& labels, uint64_t samples_total);
-
-// A value as the text format spells it.
-std::string FormatExpositionValue(double value);
-// A label value between its quotes: \ " and newline escaped.
-std::string EscapeLabelValue(std::string_view value);
-// A HELP text: \ and newline escaped.
-std::string EscapeHelp(std::string_view text);
 
 inline constexpr std::string_view kExpositionContentType = "text/plain; version=0.0.4; charset=utf-8";
 

@@ -3,10 +3,9 @@
 #include "export/metrics_server.hpp"
 
 #include <httplib.h>
-#include <sys/socket.h>
 
-#include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -45,27 +44,19 @@ MetricsServer::~MetricsServer() {
 }
 
 Status MetricsServer::Bind() {
-  const std::string where = FormatListenAddress(options_.listen);
-  if (options_.listen.port == 0) {
-    port_ = server_->BindToAnyPort(options_.listen.host);
-    if (port_ <= 0) return Error{fmt::format("cannot listen on {}: no free port", where)};
-    return OkStatus();
-  }
-  if (!server_->BindToPort(options_.listen.host, options_.listen.port)) {
-    return Error{
-        fmt::format("cannot listen on {} (the port is in use, or the address is not this machine's)", where)};
-  }
-  port_ = options_.listen.port;
+  auto port = server_->Bind(options_.listen.host, options_.listen.port);
+  if (!port) return Error{port.error()};
+  port_ = *port;
   return OkStatus();
 }
 
 Status MetricsServer::Start() {
   finished_ = false;
   thread_ = std::thread([this] {
-    server_->listen_after_bind();
+    server_->Serve();
     finished_ = true;
   });
-  // httplib's stop() does nothing until the server runs: wait for it, so that Stop() cannot be missed.
+  // Returns once the server accepts connections, so that the address printed next is already served.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!server_->is_running()) {
     if (finished_ || std::chrono::steady_clock::now() > deadline) {
@@ -79,11 +70,7 @@ Status MetricsServer::Start() {
 
 void MetricsServer::Stop() {
   if (!thread_.joinable()) return;
-  while (!finished_) {
-    server_->stop();
-    if (finished_) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  server_->StopServing();
   thread_.join();
 }
 

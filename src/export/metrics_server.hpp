@@ -7,8 +7,9 @@
 // elsewhere cannot read the metrics through DNS rebinding. Every error response is one line of text/plain.
 // Connections are served by http_server::BoundedServer: a worker each, up to 1024 at once, a request head
 // must arrive within 10 s of its first byte, and a connection that sends nothing is closed after 5 s. The
-// socket is bound with SO_REUSEADDR only (cpp-httplib's default adds SO_REUSEPORT, which would let a
-// second exporter share a port that is already in use instead of failing). The runmon executable reaches it
+// listener is BoundedServer's, the one `runmon serve` uses too: bound with SO_REUSEADDR only (cpp-httplib's
+// default adds SO_REUSEPORT, which would let a second exporter share a port that is already in use instead
+// of failing), with the same errors, and stopped the same way. The runmon executable reaches it
 // through the http-server module (app/http_server_module.hpp); tests link it as the object library
 // runmon_export_server.
 #pragma once

@@ -40,7 +40,8 @@ constexpr std::array kUnits = {
     UnitRow{"J", {"joules", 1, 1}},
 };
 
-constexpr std::array kExporterMetrics = {kSamplesTotal, kLastSampleTimestamp, kUnexportedKeys};
+constexpr std::array kExporterMetrics = {kSamplesTotal, kLastSampleTimestamp, kUnexportedKeys,
+                                         kCollectorDuration, kCollectorSuccess};
 
 // How a value becomes base units, in words ("% / 100", "MiB x 1048576"), for HELP and the docs.
 std::string Conversion(std::string_view catalog_unit, const BaseUnit& unit) {
@@ -100,26 +101,6 @@ double ToBaseUnits(const PrometheusMetric& metric, double value) {
   if (metric.unit.factor != 1) value *= metric.unit.factor;
   if (metric.unit.divisor != 1) value /= metric.unit.divisor;
   return value;
-}
-
-bool IsValidMetricName(std::string_view name) {
-  if (name.empty()) return false;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
-    if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
-bool IsValidLabelName(std::string_view name) {
-  if (name.empty() || name.starts_with("__")) return false;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-    if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
 }
 
 std::string RenderPrometheusMarkdown() {

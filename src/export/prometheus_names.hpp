@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "core/catalog.hpp"
+#include "prometheus_text/prometheus_text.hpp"
 
 namespace runmon {
 
@@ -50,9 +51,10 @@ const PrometheusMetric* FindPrometheusMetric(std::string_view key, std::string* 
 
 double ToBaseUnits(const PrometheusMetric& metric, double value);
 
-// [a-zA-Z_:][a-zA-Z0-9_:]* and [a-zA-Z_][a-zA-Z0-9_]* (names starting with __ are reserved for labels).
-bool IsValidMetricName(std::string_view name);
-bool IsValidLabelName(std::string_view name);
+// The name grammar lives with the text format's other primitives.
+using prometheus_text::IsReservedLabelName;
+using prometheus_text::IsValidLabelName;
+using prometheus_text::IsValidMetricName;
 
 // The exporter's own series, after the catalog's in every exposition (same constant labels).
 struct ExporterMetric {
@@ -71,6 +73,15 @@ inline constexpr ExporterMetric kUnexportedKeys{
     "runmon_exporter_unexported_keys", PrometheusType::kGauge,
     "Keys of the latest sample without a Prometheus name (keys the catalog does not know, such as "
     "openmetrics.* series scraped from other exporters), left out of this exposition."};
+// Per collector the sampler runs, labelled collector="<its name>" (node_exporter's convention).
+inline constexpr ExporterMetric kCollectorDuration{
+    "runmon_collector_duration_seconds", PrometheusType::kGauge,
+    "How long each collector's latest pass took, in seconds (label collector: its name; a pass still stuck "
+    "counts until the sample)."};
+inline constexpr ExporterMetric kCollectorSuccess{
+    "runmon_collector_success", PrometheusType::kGauge,
+    "1 when each collector's latest pass succeeded, 0 when it failed, returned only part of its values or is "
+    "stuck (label collector: its name)."};
 std::span<const ExporterMetric> ExporterMetrics();
 
 // docs/prometheus.md, rendered from the table (`runmon catalog --prometheus`).

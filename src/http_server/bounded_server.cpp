@@ -7,6 +7,7 @@
 #include <list>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -222,16 +223,33 @@ BoundedServer::BoundedServer(ServerLimits limits, ErrorBodyWriter error_body)
 
 BoundedServer::~BoundedServer() = default;
 
-bool BoundedServer::BindToPort(const std::string& host, int port) {
-  if (!bind_to_port(host, port)) return false;
+Result<int> BoundedServer::Bind(const std::string& host, int port) {
+  const std::string where = host.find(':') != std::string::npos ? fmt::format("[{}]:{}", host, port)
+                                                                : fmt::format("{}:{}", host, port);
+  if (port == 0) {
+    port = bind_to_any_port(host);
+    if (port <= 0) return Error{fmt::format("cannot listen on {}: no free port", where)};
+  } else if (!bind_to_port(host, port)) {
+    return Error{
+        fmt::format("cannot listen on {} (the port is in use, or the address is not this machine's)", where)};
+  }
   ::listen(svr_sock_, kListenBacklog);  // on a listening socket, sets its backlog
-  return true;
+  return port;
 }
 
-int BoundedServer::BindToAnyPort(const std::string& host) {
-  const int port = bind_to_any_port(host);
-  if (port > 0) ::listen(svr_sock_, kListenBacklog);
-  return port;
+void BoundedServer::Serve() {
+  serve_started_ = true;
+  if (!stop_requested_) listen_after_bind();
+  serve_finished_ = true;
+}
+
+void BoundedServer::StopServing() {
+  stop_requested_ = true;
+  if (!serve_started_) return;  // Serve, if it comes, sees stop_requested_ and returns at once
+  while (!serve_finished_) {
+    stop();
+    if (!serve_finished_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 void BoundedServer::SetRequestCheck(HandlerWithResponse check) {

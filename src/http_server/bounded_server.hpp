@@ -8,8 +8,9 @@
 //   make room, and when none is, the new one gets a quick 503 instead of waiting;
 // - an error body on every 4xx/5xx response that has none (those httplib produces itself: 400, 404, 413,
 //   414, 416, 500, ...), written by the server's own formatter so each keeps its documented format;
-// - the listening socket is bound with SO_REUSEADDR only (a port in use is an error, not shared), and
-//   responses are sent with TCP_NODELAY;
+// - one listener setup for both: the socket is bound with SO_REUSEADDR only (a port in use is an error, not
+//   shared) and a deep backlog, with the same error for an address that cannot be bound, and served until a
+//   stop that may come from any thread, even before serving began; responses are sent with TCP_NODELAY;
 // - a connection whose response says `Connection: close`, or that httplib answered before its request was
 //   whole (malformed, too long), is closed after it: httplib would read what follows, such as the rest of a
 //   refused body, as the next request.
@@ -19,12 +20,15 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "core/result.hpp"
 
 namespace runmon::http_server {
 
@@ -57,10 +61,15 @@ class BoundedServer final : public httplib::Server {
   BoundedServer(ServerLimits limits, ErrorBodyWriter error_body);
   ~BoundedServer() override;
 
-  // httplib's bind_to_port / bind_to_any_port, with a listen backlog that holds a burst of connections
-  // (httplib's is 5: a burst beyond it had its SYNs dropped and retried a second later).
-  bool BindToPort(const std::string& host, int port);
-  int BindToAnyPort(const std::string& host);
+  // Binds host:port (port 0: any free port) with a listen backlog that holds a burst of connections
+  // (httplib's is 5: a burst beyond it had its SYNs dropped and retried a second later). Returns the bound
+  // port, or an error naming the address ([IPv6]:port) and why.
+  Result<int> Bind(const std::string& host, int port);
+  // Serves on the calling thread until StopServing; returns at once when StopServing came first.
+  void Serve();
+  // From any thread, any number of times: makes Serve return, and waits for it when it has begun.
+  // (httplib's stop() does nothing until the server is listening, so it is repeated until Serve returns.)
+  void StopServing();
   // The check every request passes once its head is in (access rules, refused bodies): httplib's
   // pre-routing handler, which this class needs for itself.
   void SetRequestCheck(HandlerWithResponse check);
@@ -84,6 +93,9 @@ class BoundedServer final : public httplib::Server {
   const ErrorBodyWriter error_body_;
   HandlerWithResponse check_;
   std::shared_ptr<Registry> registry_;
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> serve_started_{false};
+  std::atomic<bool> serve_finished_{false};
 };
 
 }  // namespace runmon::http_server

@@ -49,6 +49,14 @@ fs::path SingleRunLogIn(const fs::path& directory) {
   return count == 1 ? found : fs::path();
 }
 
+Result<fs::path> LatestRunLog(const fs::path& wandb_dir) {
+  return runlog::FindRunLog(wandb_dir);
+}
+
+Status WriteWorkspaceFile(const fs::path& wandb_dir, std::string_view name, std::string_view content) {
+  return runlog::WriteFileAtomically(wandb_dir / name, content);
+}
+
 Result<std::vector<RunEntry>> ScanRuns(const fs::path& wandb_dir) {
   std::error_code error;
   fs::directory_iterator it(wandb_dir, error);

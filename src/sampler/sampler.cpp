@@ -302,6 +302,25 @@ void DrainLate(Sampler::Shared& shared, std::vector<Sample>& late) {
   }
 }
 
+// How each collector's latest pass went, for the sample's readers. A stuck pass is its latest, counted
+// until now. Mutex held.
+std::vector<CollectorOutcome> Outcomes(const Sampler::Shared& shared, Clock::time_point now) {
+  std::vector<CollectorOutcome> outcomes;
+  for (const auto& lane : shared.lanes) {
+    for (const auto& entry : lane->entries) {
+      const CollectorState& state = entry->state;
+      if (state.health == CollectorHealth::kHung && lane->running == entry.get()) {
+        outcomes.push_back(
+            {state.name, std::chrono::duration<double>(now - lane->running_since).count(), false});
+      } else if (state.collections > 0 || state.health != CollectorHealth::kOk) {
+        const bool success = state.health == CollectorHealth::kOk || state.health == CollectorHealth::kEnded;
+        outcomes.push_back({state.name, state.last_millis / 1000, success});
+      }
+    }
+  }
+  return outcomes;
+}
+
 }  // namespace
 
 void Sampler::Lane::Lead() {
@@ -403,6 +422,7 @@ void Sampler::Lane::Lead() {
         }
       }
     }
+    sample.collectors = Outcomes(s, Clock::now());
     sample.metrics.Add(self_metrics::kSampleMillis,
                        std::chrono::duration<double, std::milli>(Clock::now() - started).count());
     ++s.emitted;

@@ -14,7 +14,9 @@
 // its state is visible through States() and every change is logged. A collector whose source has ended
 // (Collector::Ended: the monitored process exited) is not run again and nothing is logged. The sink and the
 // logger are called by the leading thread (and by Run() at the end), one call at a time, never with a lock
-// held.
+// held. Each on-time sample carries how every collector's latest pass went (Sample::collectors: its
+// duration and whether it succeeded), copied as the sample is merged: the exporter publishes them from the
+// sink, so no reader ever takes the sampler's lock (States() does; it is for tests and shutdown).
 #pragma once
 
 #include <chrono>

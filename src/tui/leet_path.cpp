@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include "runlog/run_directory.hpp"
 #include "runview/run_loader.hpp"
 #include "runview/workspace.hpp"
 
@@ -40,7 +39,7 @@ Result<LeetTarget> ResolveLeetPath(const std::optional<fs::path>& path) {
     }
     // The latest run opens; the workspace is one esc away. An empty workspace opens as a workspace, and so
     // does one whose latest run is not a run log (it is listed as such there).
-    if (auto latest = runlog::FindRunLog(target.wandb_dir); latest && IsRunLog(*latest)) {
+    if (auto latest = runview::LatestRunLog(target.wandb_dir); latest && IsRunLog(*latest)) {
       target.mode = LeetMode::kSingleRun;
       target.run_log = *latest;
     }

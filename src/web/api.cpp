@@ -13,8 +13,8 @@
 
 #include "core/utf8.hpp"
 #include "core/wall_clock.hpp"
-#include "runlog/run_directory.hpp"
 #include "runview/metric_groups.hpp"
+#include "runview/workspace.hpp"
 #include "web/downsample.hpp"
 
 namespace runmon::web {
@@ -604,8 +604,7 @@ ApiResponse PutLayout(const RunStore& store, std::string_view body) {
   if (!std::filesystem::is_directory(store.logdir(), error)) {
     return ErrorResponse(409, fmt::format("the logdir {} does not exist", store.logdir().string()));
   }
-  const auto status =
-      runlog::WriteFileAtomically(store.logdir() / std::string(kLayoutFileName), *layout + "\n");
+  const auto status = runview::WriteWorkspaceFile(store.logdir(), kLayoutFileName, *layout + "\n");
   if (!status) return ErrorResponse(500, status.error());
   return {200, "application/json", *layout, {}};
 }

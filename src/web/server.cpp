@@ -7,7 +7,6 @@
 #include <atomic>
 #include <charconv>
 #include <map>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -113,34 +112,19 @@ DashboardServer::~DashboardServer() {
 }
 
 Status DashboardServer::Bind() {
-  if (options_.port == 0) {
-    port_ = server_->BindToAnyPort(options_.host);
-    if (port_ <= 0) return Error{fmt::format("cannot listen on {}: no free port", options_.host)};
-    return OkStatus();
-  }
-  if (!server_->BindToPort(options_.host, options_.port)) {
-    return Error{fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)",
-                             options_.host, options_.port)};
-  }
-  port_ = options_.port;
+  auto port = server_->Bind(options_.host, options_.port);
+  if (!port) return Error{port.error()};
+  port_ = *port;
   return OkStatus();
 }
 
 void DashboardServer::Serve() {
-  serve_started_ = true;
-  if (!stop_requested_) server_->listen_after_bind();
-  serve_finished_ = true;
+  server_->Serve();
 }
 
 void DashboardServer::Stop() {
-  stop_requested_ = true;
-  store_.Stop();                // wakes the event streams
-  if (!serve_started_) return;  // Serve, if it comes, sees stop_requested_ and returns at once
-  // httplib's stop() does nothing until the server has started listening: repeat it until Serve returns.
-  while (!serve_finished_) {
-    server_->stop();
-    if (!serve_finished_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  store_.Stop();  // wakes the event streams
+  server_->StopServing();
 }
 
 bool DashboardServer::Allowed(const httplib::Request& req, httplib::Response& res) const {

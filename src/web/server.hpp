@@ -4,11 +4,11 @@
 // otherwise, and any other host needs a token; with a token every request must carry it (a bearer header,
 // or a cookie set once from ?token=); without one, requests must name a loopback Host (a web page elsewhere
 // cannot reach it by DNS rebinding). Connections are served by http_server::BoundedServer (a worker each,
-// up to 1024 at once; a request head must arrive within 10 s of its first byte); only PUT /api/layout takes
+// up to 1024 at once; a request head must arrive within 10 s of its first byte), whose listener the /metrics
+// exporter shares (binding, its errors, stopping); only PUT /api/layout takes
 // a body, read under its 64 KiB cap. Every error response has the JSON body of docs/serve-api.md.
 #pragma once
 
-#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <span>
@@ -68,9 +68,6 @@ class DashboardServer {
   std::span<const Asset> assets_;
   std::unique_ptr<http_server::BoundedServer> server_;
   int port_ = 0;
-  std::atomic<bool> stop_requested_{false};
-  std::atomic<bool> serve_started_{false};
-  std::atomic<bool> serve_finished_{false};
 };
 
 }  // namespace runmon::web

@@ -2,8 +2,10 @@
 // max_samples, the final sample at Stop(), runmon.sampleMillis, keys merged in lane order; a failing
 // collector backs off 1, 2, 4 ticks (kFailing, logged once) and recovers (logged); one that errors but
 // produces values is kDegraded and its values are kept; one that throws is contained; one that hangs in its
-// own lane does not delay the others, is reported kHung, and its values arrive later as a late sample; one
-// that hangs in a shared lane keeps that lane while its lane-mates move to a new one.
+// own lane does not delay the others, is reported kHung (and its stuck pass in the samples' collector
+// outcomes), and its values arrive later as a late sample; one that hangs in a shared lane keeps that lane
+// while its lane-mates move to a new one. Every sample carries each collector's last pass: how long it took
+// and whether it succeeded.
 // Ordering and counts are asserted strictly; wall-clock times only loosely (CI machines are slow).
 #include <gtest/gtest.h>
 
@@ -372,6 +374,41 @@ TEST(Sampler, ErrorWithValuesIsDegradedAndValuesAreKept) {
   EXPECT_EQ(recorder.LogsContaining("one of two sources missing"), 1u);
 }
 
+const CollectorOutcome* OutcomeOf(const Sample& sample, std::string_view name) {
+  for (const auto& o : sample.collectors) {
+    if (o.name == name) return &o;
+  }
+  return nullptr;
+}
+
+TEST(Sampler, EverySampleSaysHowEachCollectorsLastPassWent) {
+  auto calls = std::make_shared<CallLog>();
+  std::vector<CollectorSpec> specs;
+  specs.push_back(Spec("slow", "a", calls, [](size_t, const Tick&, MetricBatch& out) -> Status {
+    std::this_thread::sleep_for(20ms);
+    out.Add("slow.value", 1);
+    return OkStatus();
+  }));
+  specs.push_back(Spec("partial", "b", calls, [](size_t, const Tick&, MetricBatch& out) -> Status {
+    out.Add("partial.value", 1);
+    return Error{"half missing"};
+  }));
+  specs.push_back(Spec("failing", "b", calls, [](size_t, const Tick&, MetricBatch&) { return Error{"no"}; }));
+  Recorder recorder;
+  Sampler sampler(std::move(specs), Options(4), recorder.Sink(), recorder.Logger());
+  sampler.Run();
+  ASSERT_EQ(recorder.Samples().size(), 4u);
+  for (const Sample& s : recorder.Samples()) {
+    ASSERT_EQ(s.collectors.size(), 3u);
+    EXPECT_EQ(s.collectors[0].name, "slow");  // lane, then collector order
+    EXPECT_TRUE(s.collectors[0].success);
+    EXPECT_GE(s.collectors[0].duration_seconds, 0.02);
+    EXPECT_FALSE(OutcomeOf(s, "partial")->success);  // values, but an error: not a success
+    EXPECT_FALSE(OutcomeOf(s, "failing")->success);  // also on the ticks it is backed off
+    EXPECT_GE(OutcomeOf(s, "failing")->duration_seconds, 0.0);
+  }
+}
+
 TEST(Sampler, ThrowingCollectorIsContained) {
   auto throwing = std::make_shared<CallLog>();
   auto counting = std::make_shared<CallLog>();
@@ -446,6 +483,14 @@ TEST(Sampler, HungLaneDoesNotDelayOthersAndReportsLate) {
   EXPECT_TRUE(WaitFor([&] { return recorder.OnTime().size() >= at_hang + 5; }));
   EXPECT_EQ(StateOf(sampler.States(), "fast").health, CollectorHealth::kOk);
   EXPECT_GE(recorder.LogsContaining("has not returned"), 1u);
+  // The stuck pass is its last one: not a success, and its duration counts the time it has been stuck
+  // (at least the 1 s tick it cost).
+  const Sample while_stuck = recorder.OnTime().back();
+  const CollectorOutcome* stuck_outcome = OutcomeOf(while_stuck, "stuck");
+  ASSERT_NE(stuck_outcome, nullptr);
+  EXPECT_FALSE(stuck_outcome->success);
+  EXPECT_GE(stuck_outcome->duration_seconds, 1.0);
+  EXPECT_TRUE(OutcomeOf(while_stuck, "fast")->success);
 
   const uint64_t stuck_tick = slow->Ticks().at(1).index;
   gate->Open();

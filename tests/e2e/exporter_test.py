@@ -1,5 +1,5 @@
 """End-to-end tests of the Prometheus exporter: `runmon exporter` serving /metrics (names, labels, values,
-`promtool check metrics`), Debian's Prometheus server scraping it (with and without a bearer token) and
+the per-collector series, `promtool check metrics`), Debian's Prometheus server scraping it (with and without a bearer token) and
 answering queries for its series, `runmon run --metrics-listen` labelling a live run's series with its id,
 and the refusals: a non-loopback address without a token and malformed addresses (exit 2), a port in use
 (exit 1, and `runmon run` starts nothing); a scrape answered within 1 s beside 500 stalled sockets and
@@ -136,6 +136,21 @@ class ExporterTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertEqual(result.stdout + result.stderr, "", "promtool's lint has remarks")
 
+    def assert_collector_series(self, series, expected):
+        """runmon_collector_duration_seconds and runmon_collector_success: one each per collector, with at
+        least the `expected` collectors, each of which succeeded."""
+        durations = {labels["collector"]: value for labels, value in series["runmon_collector_duration_seconds"]}
+        successes = {labels["collector"]: value for labels, value in series["runmon_collector_success"]}
+        self.assertEqual(len(durations), len(series["runmon_collector_duration_seconds"]), "a collector twice")
+        self.assertEqual(set(durations), set(successes))
+        self.assertLessEqual(set(expected), set(durations))
+        for name, seconds in durations.items():
+            self.assertGreaterEqual(seconds, 0, name)
+        for name, success in successes.items():
+            self.assertIn(success, (0, 1), name)
+        for name in expected:
+            self.assertEqual(successes[name], 1, name)
+
     def test_exporter_serves_the_host(self):
         self.require(PROMTOOL)
         exporter, url = self.start_exporter("--interval", "0.5")
@@ -170,6 +185,9 @@ class ExporterTest(unittest.TestCase):
         self.assertLess(abs(stamp - time.time()), 30)
         self.assertEqual(types["runmon_network_sent_bytes_total"], "counter")
         self.assertEqual(types["runmon_host_cpu_ratio"], "gauge")
+        self.assert_collector_series(series, ("cpu", "memory", "network", "runmon"))
+        self.assertEqual(types["runmon_collector_duration_seconds"], "gauge")
+        self.assertEqual(types["runmon_collector_success"], "gauge")
         self.promtool_check(body)
 
         # A scrape never samples: scraping fast returns the same sample.
@@ -297,6 +315,7 @@ scrape_configs:
             for labels, _ in series[name]:
                 self.assertEqual(labels.get("run_id"), "e2eexporter", name)
                 self.assertEqual(labels.get("host"), HOST, name)
+        self.assert_collector_series(series, ("process_tree", "cpu", "memory"))
         self.promtool_check(self.scrape(url))
         self.assertEqual(runner.proc.wait(timeout=60), 0, runner.output())
         self.assertIn(f"serving the run's metrics at {url}", runner.output())

@@ -1,13 +1,11 @@
-// The text exposition: values in their shortest round-trip form (and NaN, +Inf, -Inf), escaping of label
-// values and HELP, one HELP and TYPE per family with the family's series together however the sample
+// The text exposition (its values and escapes are tested with the primitives, prometheus_text_test): one
+// HELP and TYPE per family with the family's series together however the sample
 // interleaves them, constant labels, keys without a name counted and left out, a key given twice, invalid
 // UTF-8 in label values, the text before any sample, a golden file, and the cache's handling of late
 // samples.
 #include "export/exposition.hpp"
 
-#include <charconv>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -44,34 +42,6 @@ Sample SampleOf(std::vector<std::pair<std::string, double>> values, double times
   sample.timestamp = timestamp;
   for (auto& [key, value] : values) sample.metrics.Add(key, value);
   return sample;
-}
-
-TEST(Exposition, ValuesRoundTripInTheShortestForm) {
-  EXPECT_EQ(FormatExpositionValue(0), "0");
-  EXPECT_EQ(FormatExpositionValue(1), "1");
-  EXPECT_EQ(FormatExpositionValue(-2.5), "-2.5");
-  EXPECT_EQ(FormatExpositionValue(0.1), "0.1");
-  EXPECT_EQ(FormatExpositionValue(1572864), "1572864");
-  EXPECT_EQ(FormatExpositionValue(1780000000.25), "1780000000.25");
-  EXPECT_EQ(FormatExpositionValue(1e300), "1e+300");
-  EXPECT_EQ(FormatExpositionValue(5e-324), "5e-324");
-  EXPECT_EQ(FormatExpositionValue(std::numeric_limits<double>::quiet_NaN()), "NaN");
-  EXPECT_EQ(FormatExpositionValue(std::numeric_limits<double>::infinity()), "+Inf");
-  EXPECT_EQ(FormatExpositionValue(-std::numeric_limits<double>::infinity()), "-Inf");
-  for (const double value : {1.0 / 3.0, 2.0 / 3.0 * 1e-7, 123456789.123456789, 0.12300000000000001,
-                             std::numeric_limits<double>::max(), std::numeric_limits<double>::min()}) {
-    const std::string text = FormatExpositionValue(value);
-    double back = 0;
-    std::from_chars(text.data(), text.data() + text.size(), back);
-    EXPECT_EQ(back, value) << text;
-  }
-}
-
-TEST(Exposition, Escaping) {
-  EXPECT_EQ(EscapeLabelValue(R"(a\b"c)"), R"(a\\b\"c)");
-  EXPECT_EQ(EscapeLabelValue("line\nbreak"), "line\\nbreak");
-  EXPECT_EQ(EscapeLabelValue("/data/ü"), "/data/ü");
-  EXPECT_EQ(EscapeHelp("a\\b\nc\"d"), "a\\\\b\\nc\"d");
 }
 
 TEST(Exposition, OneHeaderPerFamilyWithItsSeriesTogether) {
@@ -154,8 +124,36 @@ TEST(Exposition, LabelValuesAreValidUtf8AndEscaped) {
           "runmon_disk_device_read_bytes_total{device=\"sd\xef\xbf\xbd\",host=\"h\xef\xbf\xbd\"} 1048576"});
 }
 
+TEST(Exposition, CollectorSeriesFollowNodeExportersConvention) {
+  Sample sample = SampleOf({{"cpu", 1}});
+  sample.collectors = {{"cpu", 0.0015, true},
+                       {"nvidia", 2.5, false},
+                       {"openmetrics \"x\"", 0.25, true},
+                       {"cpu", 9, false}};  // a name given twice keeps its first: no duplicate series
+  const std::string text = RenderExposition(sample, {.host = "h", .run_id = "r"}, 1);
+  EXPECT_EQ(
+      SeriesOf(text, "runmon_collector_duration_seconds"),
+      (std::vector<std::string>{
+          "runmon_collector_duration_seconds{collector=\"cpu\",host=\"h\",run_id=\"r\"} 0.0015",
+          "runmon_collector_duration_seconds{collector=\"nvidia\",host=\"h\",run_id=\"r\"} 2.5",
+          "runmon_collector_duration_seconds{collector=\"openmetrics \\\"x\\\"\",host=\"h\",run_id=\"r\"} "
+          "0.25"}));
+  EXPECT_EQ(SeriesOf(text, "runmon_collector_success"),
+            (std::vector<std::string>{
+                "runmon_collector_success{collector=\"cpu\",host=\"h\",run_id=\"r\"} 1",
+                "runmon_collector_success{collector=\"nvidia\",host=\"h\",run_id=\"r\"} 0",
+                "runmon_collector_success{collector=\"openmetrics \\\"x\\\"\",host=\"h\",run_id=\"r\"} 1"}));
+  EXPECT_NE(text.find("# TYPE runmon_collector_duration_seconds gauge\n"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE runmon_collector_success gauge\n"), std::string::npos);
+  // Without collectors (a sampler that has none), neither family appears.
+  const std::string none = RenderExposition(SampleOf({{"cpu", 1}}), {}, 1);
+  EXPECT_EQ(none.find("runmon_collector_"), std::string::npos);
+}
+
 TEST(Exposition, BeforeTheFirstSample) {
-  const std::string text = RenderExposition(SampleOf({{"cpu", 1}}), {.host = "h", .run_id = {}}, 0);
+  Sample sample = SampleOf({{"cpu", 1}});
+  sample.collectors = {{"cpu", 0.001, true}};  // ignored like the values
+  const std::string text = RenderExposition(sample, {.host = "h", .run_id = {}}, 0);
   EXPECT_EQ(
       text,
       "# HELP runmon_exporter_samples_total " + std::string(kSamplesTotal.help) +
@@ -176,8 +174,8 @@ TEST(Exposition, EveryLineIsACommentOrASeries) {
     const std::string name = line.substr(0, line.find_first_of("{ "));
     EXPECT_TRUE(IsValidMetricName(name)) << line;
   }
-  // Every catalog pattern, the five extra keys with names, and the three of the exporter.
-  EXPECT_EQ(series, MetricCatalog().size() + 5 + 3);
+  // Every catalog pattern, the five extra keys with names, the three of the exporter and two per collector.
+  EXPECT_EQ(series, MetricCatalog().size() + 5 + 3 + 2 * test::EveryPatternSample().collectors.size());
   EXPECT_NE(text.find("runmon_gpu_temperature_celsius{gpu=\"7\",host=\"h\",run_id=\"r\"} NaN\n"),
             std::string::npos);
   EXPECT_NE(text.find("runmon_gpu_power_watts{gpu=\"7\",host=\"h\",run_id=\"r\"} +Inf\n"), std::string::npos);
@@ -227,6 +225,13 @@ TEST(ExpositionCache, ServesTheLatestSampleAndMergesLateValues) {
             std::vector<std::string>{"runmon_exporter_samples_total{host=\"h\"} 2"});
   EXPECT_EQ(SeriesOf(text, "runmon_last_sample_timestamp_seconds"),
             std::vector<std::string>{"runmon_last_sample_timestamp_seconds{host=\"h\"} 101"});
+  // A late sample keeps the on-time sample's collector figures.
+  Sample timed = SampleOf({{"cpu", 30}}, 102);
+  timed.collectors = {{"cpu", 0.002, true}};
+  cache.Publish(timed);
+  cache.Publish(late);
+  EXPECT_EQ(SeriesOf(*cache.Text(), "runmon_collector_success"),
+            std::vector<std::string>{"runmon_collector_success{collector=\"cpu\",host=\"h\"} 1"});
   // The text a reader holds stays valid while newer samples arrive.
   EXPECT_EQ(*before, RenderExposition(Sample{}, {.host = "h", .run_id = {}}, 0));
 }

@@ -1,6 +1,7 @@
 // Samples for the exporter's tests: a small realistic one for the golden file (keys interleaved across
-// families as the collectors emit them, a disk path that needs escaping, a key the catalog does not know),
-// and one holding a key for every catalog pattern, for promtool's lint.
+// families as the collectors emit them, a disk path that needs escaping, a key the catalog does not know,
+// a few collectors' figures), and one holding a key for every catalog pattern and a collector with a hostile
+// name, for promtool's lint.
 #pragma once
 
 #include <limits>
@@ -39,6 +40,7 @@ inline Sample GoldenSample() {
   m.Add("gpu.0.clocksEventReasons", 4);
   m.Add("openmetrics.dcgm.DCGM_FI_DEV_GPU_UTIL", 97);
   m.Add("runmon.sampleMillis", 1.5);
+  sample.collectors = {{"cpu", 0.00025, true}, {"process_tree", 0.0011, true}, {"nvidia", 0.0032, false}};
   return sample;
 }
 
@@ -68,6 +70,7 @@ inline Sample EveryPatternSample() {
   sample.metrics.Add("gpu.7.powerWatts", std::numeric_limits<double>::infinity());
   sample.metrics.Add("gpu.7.fanSpeed", -std::numeric_limits<double>::infinity());
   sample.metrics.Add("openmetrics.node.node_load1", 0.5);
+  sample.collectors = {{"cpu", 0.00025, true}, {"openmetrics \"odd\" \\ name\n", 1e-9, false}};
   return sample;
 }
 

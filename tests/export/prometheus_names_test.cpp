@@ -50,6 +50,7 @@ TEST(PrometheusNames, LabelsMatchPlaceholders) {
     EXPECT_EQ(placeholders == 1, !row.prometheus_label.empty()) << row.pattern;
     if (!row.prometheus_label.empty()) {
       EXPECT_TRUE(IsValidLabelName(row.prometheus_label)) << row.prometheus_label;
+      EXPECT_FALSE(IsReservedLabelName(row.prometheus_label)) << row.prometheus_label;
       EXPECT_NE(row.prometheus_label, "host") << row.pattern;
       EXPECT_NE(row.prometheus_label, "run_id") << row.pattern;
     }
@@ -143,20 +144,6 @@ TEST(PrometheusNames, ConversionsToBaseUnits) {
   EXPECT_EQ(convert("gpu.0.smClock", 1980), 1.98e9);
   EXPECT_EQ(convert("runmon.sampleMillis", 1.5), 0.0015);
   EXPECT_EQ(convert("gpu.0.temp", 71), 71);
-}
-
-TEST(PrometheusNames, NameValidity) {
-  EXPECT_TRUE(IsValidMetricName("runmon_x"));
-  EXPECT_TRUE(IsValidMetricName("a:b_c9"));
-  EXPECT_TRUE(IsValidMetricName("_x"));
-  EXPECT_FALSE(IsValidMetricName(""));
-  EXPECT_FALSE(IsValidMetricName("9x"));
-  EXPECT_FALSE(IsValidMetricName("a-b"));
-  EXPECT_FALSE(IsValidMetricName("a.b"));
-  EXPECT_TRUE(IsValidLabelName("gpu"));
-  EXPECT_FALSE(IsValidLabelName("a:b"));
-  EXPECT_FALSE(IsValidLabelName("__name__"));
-  EXPECT_FALSE(IsValidLabelName("1a"));
 }
 
 TEST(PrometheusNames, MarkdownListsEveryName) {

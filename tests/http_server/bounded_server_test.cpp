@@ -1,7 +1,9 @@
 // The shared server on a loopback port with small limits: at the connection cap the connection stalled the
 // longest makes room for a new one, a new one is refused at once (503, the server's own error body) when
 // every connection is busy, workers return to the floor after a burst, and error bodies come from the
-// server's writer.
+// server's writer. The listener both servers set up through it: binding any free port or a given one (a port
+// in use, or an address that is not this machine's, is an error naming the address) and serving until told
+// to stop, also when told before serving began.
 #include "http_server/bounded_server.hpp"
 
 #include <sys/socket.h>
@@ -12,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "support/raw_http.hpp"
@@ -38,16 +41,17 @@ class BoundedServerTest : public ::testing::Test {
       while (!release_) std::this_thread::sleep_for(1ms);
       res.set_content("released", "text/plain");
     });
-    port_ = server_->BindToAnyPort("127.0.0.1");
-    ASSERT_GT(port_, 0);
-    thread_ = std::thread([this] { server_->listen_after_bind(); });
+    const Result<int> bound = server_->Bind("127.0.0.1", 0);
+    ASSERT_TRUE(bound) << bound.error();
+    port_ = *bound;
+    thread_ = std::thread([this] { server_->Serve(); });
     ASSERT_TRUE(WaitUntil([this] { return server_->is_running(); }, 10s));
   }
 
   void TearDown() override {
     release_ = true;
     for (const int sock : sockets_) ::close(sock);
-    if (server_) server_->stop();
+    if (server_) server_->StopServing();
     if (thread_.joinable()) thread_.join();
   }
 
@@ -155,6 +159,50 @@ TEST_F(BoundedServerTest, AHugeHeadIsCutAtItsBudget) {
   const std::string answer = test::ReadUntilClosed(sock, 5s);
   EXPECT_TRUE(cut || answer.starts_with("HTTP/1.1 400")) << answer.substr(0, 100);
   ::close(sock);
+}
+
+BoundedServer::ErrorBodyWriter PlainErrors() {
+  return [](httplib::Response& res, int status, std::string_view) { res.status = status; };
+}
+
+TEST(BoundedServerListener, BindsAFreePortOrSaysWhyNot) {
+  BoundedServer first(ServerLimits{}, PlainErrors());
+  const Result<int> port = first.Bind("127.0.0.1", 0);
+  ASSERT_TRUE(port) << port.error();
+  EXPECT_GT(*port, 0);
+
+  BoundedServer second(ServerLimits{}, PlainErrors());
+  const Result<int> taken = second.Bind("127.0.0.1", *port);
+  ASSERT_FALSE(taken);
+  EXPECT_NE(taken.error().find(fmt::format("cannot listen on 127.0.0.1:{} ", *port)), std::string::npos)
+      << taken.error();
+  EXPECT_NE(taken.error().find("in use"), std::string::npos) << taken.error();
+
+  BoundedServer elsewhere(ServerLimits{}, PlainErrors());
+  const Result<int> foreign = elsewhere.Bind("192.0.2.1", 9100);  // TEST-NET-1: no machine's address
+  ASSERT_FALSE(foreign);
+  EXPECT_NE(foreign.error().find("cannot listen on 192.0.2.1:9100 "), std::string::npos) << foreign.error();
+  BoundedServer v6(ServerLimits{}, PlainErrors());
+  const Result<int> v6_foreign = v6.Bind("2001:db8::1", 9100);  // documentation prefix
+  ASSERT_FALSE(v6_foreign);
+  EXPECT_NE(v6_foreign.error().find("cannot listen on [2001:db8::1]:9100 "), std::string::npos)
+      << v6_foreign.error();
+}
+
+TEST(BoundedServerListener, ServesUntilStoppedAndAStopBeforehandCounts) {
+  BoundedServer server(ServerLimits{}, PlainErrors());
+  ASSERT_TRUE(server.Bind("127.0.0.1", 0));
+  std::thread serving([&] { server.Serve(); });
+  ASSERT_TRUE(WaitUntil([&] { return server.is_running(); }, 10s));
+  server.StopServing();
+  serving.join();        // returned
+  server.StopServing();  // again: nothing to do
+
+  BoundedServer stopped_first(ServerLimits{}, PlainErrors());
+  ASSERT_TRUE(stopped_first.Bind("127.0.0.1", 0));
+  stopped_first.StopServing();
+  stopped_first.Serve();  // returns at once
+  EXPECT_FALSE(stopped_first.is_running());
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
-// Finding runs: listing a wandb directory, and run summaries from a log's head and tail (large logs, running
-// and crashed runs, W&B's own files, damage).
+// Finding runs: listing a wandb directory, its latest run (the latest-run link, else the newest run), its
+// own files written atomically, and run summaries from a log's head and tail (large logs, running and
+// crashed runs, W&B's own files, damage).
 #include "runview/workspace.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -42,6 +45,33 @@ TEST(ScanRuns, NewestFirstSkippingWhatIsNotARun) {
   EXPECT_EQ((*runs)[2].stamp, "20260101_000000");
   EXPECT_FALSE((*runs)[2].log.empty());
   EXPECT_FALSE(ScanRuns(dir.path() / "missing").ok());
+}
+
+TEST(LatestRunLog, TheLinkElseTheNewestRun) {
+  TempDir dir("leet-latest");
+  const fs::path wandb = dir.path();
+  EXPECT_FALSE(LatestRunLog(wandb).ok());  // no runs
+  const fs::path old_log = WriteTestRun(wandb, "20260101_000000", "aaa", true);
+  const fs::path new_log = WriteTestRun(wandb, "20260301_000000", "ccc", true);
+  auto latest = LatestRunLog(wandb);
+  ASSERT_TRUE(latest.ok()) << latest.error();
+  EXPECT_EQ(fs::canonical(*latest), fs::canonical(new_log));
+  fs::create_directory_symlink(wandb / "run-20260101_000000-aaa", wandb / "latest-run");
+  latest = LatestRunLog(wandb);
+  ASSERT_TRUE(latest.ok()) << latest.error();
+  EXPECT_EQ(fs::canonical(*latest), fs::canonical(old_log));
+}
+
+TEST(WriteWorkspaceFile, ReplacesTheFileWhole) {
+  TempDir dir("leet-file");
+  ASSERT_TRUE(WriteWorkspaceFile(dir.path(), ".layout.json", "{\"a\":1}\n").ok());
+  ASSERT_TRUE(WriteWorkspaceFile(dir.path(), ".layout.json", "{}\n").ok());
+  std::ifstream in(dir.path() / ".layout.json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{}\n");
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1u);  // no temporary file left beside it
+  EXPECT_FALSE(WriteWorkspaceFile(dir.path() / "missing", ".layout.json", "{}").ok());
 }
 
 TEST(SummarizeRun, ReadsHeadAndTailOfALargeLog) {

@@ -75,9 +75,6 @@ TEST(OpenMetricsParse, MetricNameCharacters) {
   EXPECT_EQ(One("a:b_c:D9 2\n").name, "a:b_c:D9");
   EXPECT_EQ(One("_x 2\n").name, "_x");
   EXPECT_EQ(One(":x 2\n").name, ":x");
-  EXPECT_TRUE(IsLegacyMetricName("a:b"));
-  EXPECT_FALSE(IsLegacyMetricName("9a"));
-  EXPECT_FALSE(IsLegacyLabelName("a:b"));
 }
 
 TEST(OpenMetricsParse, LabelsAreSortedByName) {

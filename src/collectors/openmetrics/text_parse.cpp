@@ -4,6 +4,7 @@
 #include "collectors/openmetrics/text_parse.hpp"
 
 #include "core/utf8.hpp"
+#include "prometheus_text/prometheus_text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -11,7 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <limits>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <unordered_map>
@@ -23,18 +24,6 @@ namespace {
 bool IsBlank(char c) {
   return c == ' ' || c == '\t';
 }
-bool IsAlpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-bool IsDigit(char c) {
-  return c >= '0' && c <= '9';
-}
-bool IsLabelChar(char c) {
-  return IsAlpha(c) || IsDigit(c) || c == '_';
-}
-bool IsMetricChar(char c) {
-  return IsLabelChar(c) || c == ':';
-}
 
 std::string_view TrimBlanks(std::string_view s) {
   while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
@@ -42,96 +31,16 @@ std::string_view TrimBlanks(std::string_view s) {
   return s;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (x != b[i]) return false;
-  }
-  return true;
-}
-
-// Go's strconv.ParseFloat syntax: decimal, hex with a 'p' exponent, Inf/Infinity/NaN in any case, an
-// optional sign. No underscores. Overflow is an error (as in Go); underflow gives a signed zero.
-bool ParseGoFloat(std::string_view s, double* out) {
-  if (s.empty()) return false;
-  bool negative = false;
-  if (s[0] == '+' || s[0] == '-') {
-    negative = s[0] == '-';
-    s.remove_prefix(1);
-  }
-  if (s.empty()) return false;
-  if (EqualsIgnoreCase(s, "inf") || EqualsIgnoreCase(s, "infinity")) {
-    *out = negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-    return true;
-  }
-  if (EqualsIgnoreCase(s, "nan")) {
-    *out = std::numeric_limits<double>::quiet_NaN();
-    return true;
-  }
-  std::chars_format format = std::chars_format::general;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s.remove_prefix(2);
-    if (s.find_first_of("pP") == std::string_view::npos) return false;
-    format = std::chars_format::hex;
-  }
-  // from_chars takes no sign and no "inf"/"nan" here: the first character must start a mantissa.
-  const bool hex_digit = (s[0] >= 'a' && s[0] <= 'f') || (s[0] >= 'A' && s[0] <= 'F');
-  if (!(IsDigit(s[0]) || s[0] == '.' || (format == std::chars_format::hex && hex_digit))) {
-    return false;
-  }
-  double value = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value, format);
-  if (end != s.data() + s.size()) return false;
-  if (ec == std::errc::result_out_of_range) {
-    // Too small (a negative exponent, or no exponent and no nonzero integer digit) is zero; too big an error.
-    const size_t exponent = s.find_first_of(format == std::chars_format::hex ? "pP" : "eE");
-    bool tiny;
-    if (exponent != std::string_view::npos) {
-      tiny = exponent + 1 < s.size() && s[exponent + 1] == '-';
-    } else {
-      const std::string_view integer = s.substr(0, s.find('.'));
-      tiny = integer.find_first_not_of('0') == std::string_view::npos;
-    }
-    if (!tiny) return false;
-    value = 0;
-  } else if (ec != std::errc()) {
-    return false;
-  }
-  *out = negative ? -value : value;
-  return true;
-}
-
-void AppendShortest(std::string& out, double value) {
-  char buffer[64];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  if (ec == std::errc()) out.append(buffer, end);
-}
-
-void AppendGoFloat(std::string& out, double value) {
-  if (std::isnan(value)) {
-    out += "NaN";
-  } else if (std::isinf(value)) {
-    out += value > 0 ? "+Inf" : "-Inf";
-  } else {
-    AppendShortest(out, value);
-  }
+// A token as a float into *out; false (and *out untouched) when it is not one.
+bool ReadFloat(std::string_view token, double* out) {
+  const std::optional<double> value = prometheus_text::ParseFloat(token);
+  if (value) *out = *value;
+  return value.has_value();
 }
 
 void AppendQuoted(std::string& out, std::string_view s) {
   out += '"';
-  for (char c : s) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
+  prometheus_text::AppendEscapedQuoted(out, s);
   out += '"';
 }
 
@@ -261,30 +170,7 @@ class Parser {
 
   // A quoted string at s[*i] == '"', unescaped into out. Returns an error reason, or nullptr.
   static const char* ParseQuoted(std::string_view s, size_t* i, std::string* out) {
-    size_t p = *i + 1;
-    out->clear();
-    while (true) {
-      size_t q = p;
-      while (q < s.size() && s[q] != '"' && s[q] != '\\') ++q;
-      out->append(s.data() + p, q - p);
-      if (q >= s.size()) return "unterminated quoted string";
-      if (s[q] == '"') {
-        *i = q + 1;
-        break;
-      }
-      if (q + 1 >= s.size()) return "unterminated quoted string";
-      const char e = s[q + 1];
-      if (e == '\\') {
-        *out += '\\';
-      } else if (e == '"') {
-        *out += '"';
-      } else if (e == 'n') {
-        *out += '\n';
-      } else {
-        return "invalid escape in quoted string (only \\\\, \\\" and \\n)";
-      }
-      p = q + 2;
-    }
+    if (const char* error = prometheus_text::ReadQuoted(s, i, out)) return error;
     if (!IsValidUtf8(*out)) return "invalid UTF-8 in quoted string";
     return nullptr;
   }
@@ -297,8 +183,8 @@ class Parser {
       return nullptr;
     }
     size_t p = *i;
-    if (p >= s.size() || !(IsAlpha(s[p]) || s[p] == '_' || s[p] == ':')) return "invalid metric name";
-    while (p < s.size() && IsMetricChar(s[p])) ++p;
+    if (p >= s.size() || !prometheus_text::IsMetricNameStart(s[p])) return "invalid metric name";
+    while (p < s.size() && prometheus_text::IsMetricNameChar(s[p])) ++p;
     out->assign(s.data() + *i, p - *i);
     *i = p;
     return nullptr;
@@ -328,8 +214,8 @@ class Parser {
         quoted = true;
       } else {
         const size_t start = p;
-        if (!(IsAlpha(s[p]) || s[p] == '_')) return "invalid label name";
-        while (p < s.size() && IsLabelChar(s[p])) ++p;
+        if (!prometheus_text::IsLabelNameStart(s[p])) return "invalid label name";
+        while (p < s.size() && prometheus_text::IsLabelNameChar(s[p])) ++p;
         name.assign(s.data() + start, p - start);
       }
       SkipBlanks(s, &p);
@@ -378,7 +264,7 @@ class Parser {
   // A timestamp token: integer milliseconds (Prometheus) or float seconds (OpenMetrics).
   const char* ParseTimestamp(std::string_view token, double* seconds) const {
     if (om_) {
-      if (!ParseGoFloat(token, seconds) || !std::isfinite(*seconds)) return "invalid timestamp";
+      if (!ReadFloat(token, seconds) || !std::isfinite(*seconds)) return "invalid timestamp";
       return nullptr;
     }
     std::string_view digits = token;
@@ -415,7 +301,7 @@ class Parser {
       const std::string_view token = NextToken(line, &p);
       if (token.empty()) {
         error = "missing value";
-      } else if (!ParseGoFloat(token, &sample.value)) {
+      } else if (!ReadFloat(token, &sample.value)) {
         error = "invalid value";
       }
     }
@@ -443,7 +329,7 @@ class Parser {
           const std::string_view token = NextToken(line, &p);
           if (token.empty()) {
             error = "missing exemplar value";
-          } else if (!ParseGoFloat(token, &exemplar.value)) {
+          } else if (!ReadFloat(token, &exemplar.value)) {
             error = "invalid exemplar value";
           }
         }
@@ -555,17 +441,7 @@ class Parser {
     const std::string_view rest = line.substr(p);
     cache_state_ = nullptr;
     if (keyword == "HELP") {
-      std::string help;
-      help.reserve(rest.size());
-      for (size_t k = 0; k < rest.size(); ++k) {
-        if (rest[k] == '\\' && k + 1 < rest.size() &&
-            (rest[k + 1] == '\\' || rest[k + 1] == 'n' || rest[k + 1] == '"')) {
-          help += rest[k + 1] == 'n' ? '\n' : rest[k + 1];
-          ++k;
-        } else {
-          help += rest[k];
-        }
-      }
+      std::string help = prometheus_text::UnescapeHelp(rest);
       if (!IsValidUtf8(help)) {
         Error(line_no, "invalid UTF-8 in HELP text");
         return false;
@@ -582,7 +458,7 @@ class Parser {
     if (keyword == "UNIT") {
       const std::string_view unit = TrimBlanks(rest);
       for (char c : unit) {
-        if (!IsMetricChar(c)) {
+        if (!prometheus_text::IsMetricNameChar(c)) {
           Error(line_no, "invalid unit");
           return false;
         }
@@ -666,16 +542,6 @@ ParseResult ParseExposition(std::string_view text, const ParseOptions& options) 
   return Parser(text, options).Run();
 }
 
-bool IsLegacyMetricName(std::string_view name) {
-  if (name.empty() || !(IsAlpha(name[0]) || name[0] == '_' || name[0] == ':')) return false;
-  return std::all_of(name.begin(), name.end(), IsMetricChar);
-}
-
-bool IsLegacyLabelName(std::string_view name) {
-  if (name.empty() || !(IsAlpha(name[0]) || name[0] == '_')) return false;
-  return std::all_of(name.begin(), name.end(), IsLabelChar);
-}
-
 std::vector<size_t> FindDuplicateSeries(const std::vector<MetricSample>& samples) {
   std::vector<size_t> duplicates;
   std::unordered_set<std::string> seen;
@@ -700,7 +566,7 @@ std::vector<size_t> FindDuplicateSeries(const std::vector<MetricSample>& samples
 namespace {
 
 void AppendLabel(std::string& out, const std::pair<std::string, std::string>& label) {
-  if (IsLegacyLabelName(label.first)) {
+  if (prometheus_text::IsValidLabelName(label.first)) {
     out += label.first;
   } else {
     AppendQuoted(out, label.first);
@@ -712,7 +578,7 @@ void AppendLabel(std::string& out, const std::pair<std::string, std::string>& la
 void AppendTimestamp(std::string& out, double seconds, bool openmetrics) {
   out += ' ';
   if (openmetrics) {
-    AppendShortest(out, seconds);
+    prometheus_text::AppendFloat(out, seconds);
   } else {
     out += std::to_string(std::llround(seconds * 1000.0));
   }
@@ -723,7 +589,7 @@ void AppendTimestamp(std::string& out, double seconds, bool openmetrics) {
 std::string FormatSample(const MetricSample& sample, TextFormat format) {
   const bool openmetrics = format == TextFormat::kOpenMetrics;
   std::string out;
-  const bool legacy = IsLegacyMetricName(sample.name);
+  const bool legacy = prometheus_text::IsValidMetricName(sample.name);
   if (legacy) out += sample.name;
   if (!legacy || !sample.labels.empty()) {
     out += '{';
@@ -740,7 +606,7 @@ std::string FormatSample(const MetricSample& sample, TextFormat format) {
     out += '}';
   }
   out += ' ';
-  AppendGoFloat(out, sample.value);
+  prometheus_text::AppendFloat(out, sample.value);
   if (sample.timestamp_seconds) AppendTimestamp(out, *sample.timestamp_seconds, openmetrics);
   if (sample.exemplar) {
     out += " # {";
@@ -751,7 +617,7 @@ std::string FormatSample(const MetricSample& sample, TextFormat format) {
       AppendLabel(out, label);
     }
     out += "} ";
-    AppendGoFloat(out, sample.exemplar->value);
+    prometheus_text::AppendFloat(out, sample.exemplar->value);
     if (sample.exemplar->timestamp_seconds) AppendTimestamp(out, *sample.exemplar->timestamp_seconds, true);
   }
   return out;

@@ -97,10 +97,6 @@ struct ParseResult {
 
 ParseResult ParseExposition(std::string_view text, const ParseOptions& options = {});
 
-// [a-zA-Z_:][a-zA-Z0-9_:]* and [a-zA-Z_][a-zA-Z0-9_]*: the names that need no quotes.
-bool IsLegacyMetricName(std::string_view name);
-bool IsLegacyLabelName(std::string_view name);
-
 // Indices of samples whose name and labels equal those of an earlier sample, ascending.
 std::vector<size_t> FindDuplicateSeries(const std::vector<MetricSample>& samples);
 

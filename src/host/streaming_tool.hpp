@@ -1,0 +1,82 @@
+// A long-lived tool that prints one JSON document per line (neuron-monitor prints one per period), run
+// beside runmon for as long as a collector needs it. Its output is read on a thread of its own, so a slow
+// or silent tool never delays the sampler: each complete line that parses as JSON goes to the document
+// handler on that thread (the collector keeps the latest under its own lock and takes it when it samples).
+// Lines may arrive split across any number of writes; a line over `max_line_bytes` (16 MiB) is skipped up
+// to its newline and reported, never buffered whole. A line that is not JSON is reported and skipped.
+// When the tool exits it is reaped, reported with its status and stderr's tail, and started again after
+// a delay that doubles from `restart_initial_seconds` up to `restart_max_seconds` (back to the start once
+// a run has lasted `restart_max_seconds`). Stop (or the destructor) ends it within about
+// `stop_grace_seconds`: SIGTERM to its process group, SIGKILL after the grace, reaped; it never leaves a
+// zombie and never keeps runmon from exiting.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "host/tool_process.hpp"
+
+namespace runmon {
+
+class LineSplitter;
+
+struct StreamingToolOptions {
+  size_t max_line_bytes = 16 * 1024 * 1024;
+  size_t stderr_tail_bytes = 2048;
+  double restart_initial_seconds = 1.0;
+  double restart_max_seconds = 60.0;
+  double stop_grace_seconds = 0.5;
+};
+
+// The wait before restart number `restart` (1 for the first): initial * 2^(restart-1), at most `max`.
+double RestartDelaySeconds(int restart, double initial_seconds, double max_seconds);
+
+class StreamingTool {
+ public:
+  using DocumentHandler = std::function<void(nlohmann::json document)>;
+  // Reports of what went wrong (the tool exited, a line was not JSON or too long), each a whole sentence
+  // starting with the executable's name. Called on the reader thread; the caller rate-limits them.
+  using WarningHandler = std::function<void(const std::string& message)>;
+
+  // Starts the tool and the reader thread. A tool that cannot be started counts as one that exited: it is
+  // reported and tried again after the delay.
+  StreamingTool(ToolCommand command, StreamingToolOptions options, DocumentHandler on_document,
+                WarningHandler on_warning);
+  ~StreamingTool();
+  StreamingTool(const StreamingTool&) = delete;
+  StreamingTool& operator=(const StreamingTool&) = delete;
+
+  // Ends the tool and the reader thread; the handlers are not called once it returns. Idempotent, and may
+  // be called from any thread but the reader's (not from a handler).
+  void Stop();
+
+  // How many times the tool has been started again after it ended.
+  int restarts() const { return restarts_.load(); }
+
+ private:
+  void Run();
+  // Reads one run of the tool until it ends (false) or Stop is called (true).
+  bool ReadUntilEnd(const SpawnedTool& tool, LineSplitter* splitter, TailBuffer* stderr_tail);
+  void HandleLine(std::string_view line);
+  // Waits `seconds` or until Stop; true when stopped.
+  bool WaitOrStop(double seconds);
+
+  ToolCommand command_;
+  StreamingToolOptions options_;
+  DocumentHandler on_document_;
+  WarningHandler on_warning_;
+  std::atomic<int> restarts_{0};
+  std::atomic<bool> stopping_{false};
+  int wake_fds_[2] = {-1, -1};  // a pipe: Stop writes a byte so the reader's poll returns at once
+  std::mutex stop_mutex_;       // one Stop joins the reader; others wait for it
+  std::thread reader_;
+};
+
+}  // namespace runmon

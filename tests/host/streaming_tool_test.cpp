@@ -1,0 +1,291 @@
+// StreamingTool against fake tools: neuron-monitor's documents replayed, a line split across writes with
+// pauses, garbage, over-long lines and a flood without newlines reported or skipped while later documents
+// still come, a tool that dies mid-line restarted with doubling delays (its partial line dropped), a
+// missing tool retried, and Stop ending a tool that ignores SIGTERM, its grandchildren, or a restart
+// delay, each well within its bound.
+#include "host/streaming_tool.hpp"
+
+#include <sys/wait.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fake_tool.hpp"
+#include "support/temp_dir.hpp"
+#include "support/wait_until.hpp"
+
+namespace runmon {
+namespace {
+
+using test::ReadFile;
+using test::StopsRunning;
+using test::TempDir;
+using test::WriteFakeTool;
+using testing::WaitUntil;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kPatience = std::chrono::seconds(10);
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+StreamingToolOptions QuickOptions() {
+  StreamingToolOptions options;
+  options.restart_initial_seconds = 0.05;
+  options.restart_max_seconds = 0.2;
+  options.stop_grace_seconds = 0.2;
+  return options;
+}
+
+// What the tool delivered, gathered from the reader thread.
+class Recorder {
+ public:
+  StreamingTool::DocumentHandler Documents() {
+    return [this](nlohmann::json document) {
+      std::lock_guard lock(mutex_);
+      documents_.push_back(std::move(document));
+    };
+  }
+  StreamingTool::WarningHandler Warnings() {
+    return [this](const std::string& message) {
+      std::lock_guard lock(mutex_);
+      warnings_.push_back(message);
+    };
+  }
+  std::vector<nlohmann::json> documents() const {
+    std::lock_guard lock(mutex_);
+    return documents_;
+  }
+  std::vector<std::string> warnings() const {
+    std::lock_guard lock(mutex_);
+    return warnings_;
+  }
+  bool WaitForDocuments(size_t count) const {
+    return WaitUntil([&] { return documents().size() >= count; }, kPatience);
+  }
+  bool WaitForWarnings(size_t count) const {
+    return WaitUntil([&] { return warnings().size() >= count; }, kPatience);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<nlohmann::json> documents_;
+  std::vector<std::string> warnings_;
+};
+
+TEST(RestartDelay, DoublesFromTheInitialDelayUpToTheMaximum) {
+  std::vector<double> delays;
+  for (int restart = 1; restart <= 8; ++restart) delays.push_back(RestartDelaySeconds(restart, 1.0, 60.0));
+  EXPECT_EQ(delays, (std::vector<double>{1, 2, 4, 8, 16, 32, 60, 60}));
+}
+
+TEST(StreamingTool, ReplaysNeuronMonitorsDocuments) {
+  TempDir dir;
+  const std::string fixture = RUNMON_FIXTURES_DIR "/neuron_monitor/neuron_monitor_trn1.2xlarge.jsonl";
+  // Like neuron-monitor: a document per period, then running until it is killed.
+  const auto tool =
+      WriteFakeTool(dir.path(), "neuron-monitor",
+                    "while IFS= read -r line; do printf '%s\\n' \"$line\"; sleep 0.05; done < '" + fixture +
+                        "'; exec sleep 1000");
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, QuickOptions(), recorder.Documents(), recorder.Warnings());
+  ASSERT_TRUE(recorder.WaitForDocuments(3));
+  const auto documents = recorder.documents();
+  ASSERT_EQ(documents.size(), 3u);
+  EXPECT_EQ(documents[0]["neuron_runtime_data"][0]["pid"], 1337);
+  EXPECT_EQ(documents[2]["neuron_runtime_data"][0]["pid"], 16851);
+  EXPECT_EQ(documents[2]["neuron_hardware_info"]["neuron_device_count"], 1);
+  streaming.Stop();
+  EXPECT_TRUE(recorder.warnings().empty()) << recorder.warnings().front();
+  EXPECT_EQ(streaming.restarts(), 0);
+}
+
+TEST(StreamingTool, ReassemblesALineWrittenInPiecesWithPauses) {
+  TempDir dir;
+  const auto tool =
+      WriteFakeTool(dir.path(), "tool",
+                    "printf '{\"neuron'; sleep 0.2; printf '_device_count\": '; sleep 0.2; "
+                    "printf '16}\\n{\"next\"'; sleep 0.2; printf ': true}\\n'; exec sleep 1000");
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, QuickOptions(), recorder.Documents(), recorder.Warnings());
+  ASSERT_TRUE(recorder.WaitForDocuments(2));
+  EXPECT_EQ(recorder.documents()[0], nlohmann::json({{"neuron_device_count", 16}}));
+  EXPECT_EQ(recorder.documents()[1], nlohmann::json({{"next", true}}));
+  EXPECT_TRUE(recorder.warnings().empty());
+}
+
+TEST(StreamingTool, ReportsGarbageAndKeepsReading) {
+  TempDir dir;
+  const auto tool = WriteFakeTool(dir.path(), "tool",
+                                  "echo 'neuron-monitor: starting'; printf '\\001\\377{\"a\":\\n'; echo; "
+                                  "echo '{\"ok\": 1}'; exec sleep 1000");
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, QuickOptions(), recorder.Documents(), recorder.Warnings());
+  ASSERT_TRUE(recorder.WaitForDocuments(1));
+  EXPECT_EQ(recorder.documents()[0], nlohmann::json({{"ok", 1}}));
+  const auto warnings = recorder.warnings();
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0], tool + ": skipped a line that is not JSON: neuron-monitor: starting");
+  EXPECT_EQ(warnings[1], tool + ": skipped a line that is not JSON: ??{\"a\":");
+  EXPECT_EQ(streaming.restarts(), 0);
+}
+
+TEST(StreamingTool, SkipsALineOverTheLimitAndKeepsTheNext) {
+  TempDir dir;
+  const auto tool =
+      WriteFakeTool(dir.path(), "tool",
+                    "printf '{\"big\": \"'; head -c 3000000 /dev/zero | tr '\\0' x; printf '\"}\\n'; "
+                    "echo '{\"after\": 2}'; exec sleep 1000");
+  StreamingToolOptions options = QuickOptions();
+  options.max_line_bytes = 1 << 20;
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, options, recorder.Documents(), recorder.Warnings());
+  ASSERT_TRUE(recorder.WaitForDocuments(1));
+  EXPECT_EQ(recorder.documents()[0], nlohmann::json({{"after", 2}}));
+  ASSERT_EQ(recorder.warnings().size(), 1u);
+  EXPECT_EQ(recorder.warnings()[0], tool + ": skipped a line of 3000011 bytes (the limit is 1048576)");
+}
+
+TEST(StreamingTool, AFloodWithoutNewlinesIsReadAndDroppedAndStillStops) {
+  TempDir dir;
+  // 64 MiB without a newline, then a document: the flood is skipped (never held), the document kept.
+  const auto tool = WriteFakeTool(
+      dir.path(), "tool", "head -c 67108864 /dev/zero; echo; echo '{\"after\": 3}'; exec cat /dev/zero");
+  StreamingToolOptions options = QuickOptions();
+  options.max_line_bytes = 1 << 20;
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, options, recorder.Documents(), recorder.Warnings());
+  ASSERT_TRUE(WaitUntil([&] { return !recorder.documents().empty(); }, std::chrono::seconds(60)));
+  EXPECT_EQ(recorder.documents()[0], nlohmann::json({{"after", 3}}));
+  ASSERT_GE(recorder.warnings().size(), 1u);
+  EXPECT_EQ(recorder.warnings()[0], tool + ": skipped a line of 67108864 bytes (the limit is 1048576)");
+  const auto start = Clock::now();
+  streaming.Stop();  // while `cat /dev/zero` floods
+  EXPECT_LT(SecondsSince(start), 5.0);
+}
+
+TEST(StreamingTool, TakesADocumentNearTheDefaultLimitOf16MiB) {
+  TempDir dir;
+  const auto tool =
+      WriteFakeTool(dir.path(), "tool",
+                    "printf '{\"big\": \"'; head -c 16000000 /dev/zero | tr '\\0' x; printf '\"}\\n'; "
+                    "exec sleep 1000");
+  Recorder recorder;
+  StreamingToolOptions options = QuickOptions();
+  options.max_line_bytes = StreamingToolOptions{}.max_line_bytes;
+  StreamingTool streaming({.executable = tool}, options, recorder.Documents(), recorder.Warnings());
+  ASSERT_TRUE(WaitUntil([&] { return !recorder.documents().empty(); }, std::chrono::seconds(60)));
+  EXPECT_EQ(recorder.documents()[0]["big"].get_ref<const std::string&>().size(), 16000000u);
+  EXPECT_TRUE(recorder.warnings().empty());
+}
+
+TEST(StreamingTool, AToolDyingMidLineIsRestartedWithDoublingDelaysAndItsPartialLineDropped) {
+  TempDir dir;
+  const auto tool =
+      WriteFakeTool(dir.path(), "tool", "printf '{\"partial\": '; echo 'device lost' >&2; exit 3");
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, QuickOptions(), recorder.Documents(), recorder.Warnings());
+  ASSERT_TRUE(recorder.WaitForWarnings(4));
+  streaming.Stop();
+  const auto warnings = recorder.warnings();
+  const std::string ended =
+      tool + ": exited with status 3 in the middle of a line (12 bytes dropped): device lost";
+  EXPECT_EQ(warnings[0], ended + "; starting it again in 0.05 s");
+  EXPECT_EQ(warnings[1], ended + "; starting it again in 0.1 s");
+  EXPECT_EQ(warnings[2], ended + "; starting it again in 0.2 s");
+  EXPECT_EQ(warnings[3], ended + "; starting it again in 0.2 s");
+  EXPECT_GE(streaming.restarts(), 3);
+  EXPECT_TRUE(recorder.documents().empty());  // the partial lines were never joined into a document
+}
+
+TEST(StreamingTool, ARunThatLastedStartsTheDelaysAgain) {
+  TempDir dir;
+  // Each run outlasts restart_max_seconds (0.2 s): every restart waits the initial delay.
+  const auto tool = WriteFakeTool(dir.path(), "tool", "echo '{\"up\": 1}'; sleep 0.3; exit 1");
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, QuickOptions(), recorder.Documents(), recorder.Warnings());
+  ASSERT_TRUE(recorder.WaitForWarnings(3));
+  streaming.Stop();
+  for (const auto& warning : recorder.warnings()) {
+    EXPECT_EQ(warning, tool + ": exited with status 1; starting it again in 0.05 s");
+  }
+  EXPECT_GE(recorder.documents().size(), 3u);
+}
+
+TEST(StreamingTool, AMissingToolIsReportedAndTriedAgain) {
+  TempDir dir;
+  Recorder recorder;
+  StreamingTool streaming({.executable = "neuron-monitor", .search_path = dir.path().string()},
+                          QuickOptions(), recorder.Documents(), recorder.Warnings());
+  ASSERT_TRUE(recorder.WaitForWarnings(2));
+  streaming.Stop();
+  EXPECT_EQ(recorder.warnings()[0], "neuron-monitor: command not found; starting it again in 0.05 s");
+  EXPECT_EQ(recorder.warnings()[1], "neuron-monitor: command not found; starting it again in 0.1 s");
+  EXPECT_GE(streaming.restarts(), 1);
+}
+
+TEST(StreamingTool, StopEndsAToolIgnoringSigtermAndEverythingItStarted) {
+  TempDir dir;
+  const auto pids = dir.path() / "pids";
+  const auto tool = WriteFakeTool(dir.path(), "tool",
+                                  "trap '' TERM; sleep 1000 & echo \"$$ $!\" > '" + pids.string() +
+                                      "'; echo '{\"up\": 1}'; while :; do sleep 0.05; done");
+  Recorder recorder;
+  auto streaming = std::make_unique<StreamingTool>(ToolCommand{.executable = tool}, QuickOptions(),
+                                                   recorder.Documents(), recorder.Warnings());
+  ASSERT_TRUE(recorder.WaitForDocuments(1));
+  int tool_pid = 0, grandchild = 0;
+  std::istringstream(ReadFile(pids)) >> tool_pid >> grandchild;
+  ASSERT_GT(tool_pid, 0);
+  ASSERT_GT(grandchild, 0);
+  const auto start = Clock::now();
+  streaming.reset();  // the destructor stops it
+  EXPECT_LT(SecondsSince(start), 5.0);
+  EXPECT_TRUE(StopsRunning(grandchild));
+  // Reaped: no zombie of ours is left.
+  int status = 0;
+  EXPECT_EQ(::waitpid(tool_pid, &status, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
+  EXPECT_TRUE(recorder.warnings().empty());
+}
+
+TEST(StreamingTool, StopDoesNotWaitOutARestartDelay) {
+  TempDir dir;
+  const auto tool = WriteFakeTool(dir.path(), "tool", "exit 1");
+  StreamingToolOptions options = QuickOptions();
+  options.restart_initial_seconds = 600;
+  options.restart_max_seconds = 600;
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, options, recorder.Documents(), recorder.Warnings());
+  ASSERT_TRUE(recorder.WaitForWarnings(1));
+  const auto start = Clock::now();
+  streaming.Stop();
+  EXPECT_LT(SecondsSince(start), 5.0);
+  EXPECT_EQ(recorder.warnings()[0], tool + ": exited with status 1; starting it again in 600 s");
+  EXPECT_EQ(streaming.restarts(), 0);
+}
+
+TEST(StreamingTool, StopEndsASilentTool) {
+  TempDir dir;
+  const auto tool = WriteFakeTool(dir.path(), "tool", "exec sleep 1000");
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, QuickOptions(), recorder.Documents(), recorder.Warnings());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto start = Clock::now();
+  streaming.Stop();
+  streaming.Stop();  // idempotent
+  EXPECT_LT(SecondsSince(start), 5.0);
+  EXPECT_TRUE(recorder.warnings().empty());
+}
+
+}  // namespace
+}  // namespace runmon
