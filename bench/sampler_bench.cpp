@@ -1,7 +1,7 @@
 // sampler_bench: CPU time per sample of runmon's real collector set, printed as one JSON line in the
 // layout of ../shared/bench/psutil_sampler.py so bench/run_sampler_bench.py can compare the two.
 //
-// It builds the collectors exactly as `runmon sample` does (BuiltinCollectors over a LinuxCollectorContext
+// It builds the collectors exactly as `runmon sample` does (BuiltinCollectors over a CollectorContext
 // from DetectHostFacts), takes one warm-up sample, then N samples, and measures getrusage(RUSAGE_SELF)
 // user + sys over just those N samples (every thread of the process, so lane threads count).
 //
@@ -165,7 +165,7 @@ size_t TreeSize(long root) {
   return seen.size();
 }
 
-runmon::LinuxCollectorContext MakeContext(const Options& o) {
+runmon::CollectorContext MakeContext(const Options& o) {
   // As src/app/commands.cpp MakeContext does for `runmon sample`.
   runmon::Settings settings;
   settings.interval_seconds = o.interval > 0 ? o.interval : runmon::kMinIntervalSeconds;
@@ -173,7 +173,7 @@ runmon::LinuxCollectorContext MakeContext(const Options& o) {
   settings.track_process_tree = o.tree;
   settings.per_core_cpu = o.per_core;
   settings.no_cgroup = o.no_cgroup;
-  runmon::LinuxCollectorContext ctx;
+  runmon::CollectorContext ctx;
   ctx.paths = runmon::HostPaths::System();
   ctx.settings = settings;
   ctx.clocks = runmon::Clocks::System();
@@ -261,7 +261,7 @@ Measured RunSampler(const Options& o, std::vector<CollectorSpec> specs) {
 int main(int argc, char** argv) {
   const Options o = ParseArgs(argc, argv);
   runmon::RaiseOpenFileLimit();  // as runmon does
-  const runmon::LinuxCollectorContext ctx = MakeContext(o);
+  const runmon::CollectorContext ctx = MakeContext(o);
   if (o.pid > 0 && !std::filesystem::exists(fmt::format("/proc/{}", o.pid))) {
     std::fprintf(stderr, "sampler_bench: process %ld does not exist\n", o.pid);
     return 1;

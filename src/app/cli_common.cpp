@@ -11,7 +11,7 @@
 
 #include "app/usage.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
-#include "collectors/nvidia/nvidia_collector.hpp"
+#include "collectors/nvidia/cuda_devices.hpp"
 #include "host/file_reader.hpp"
 
 extern char** environ;
@@ -93,11 +93,12 @@ Result<Settings> SamplerFlags::Resolve() const {
   return settings;
 }
 
-LinuxCollectorContext MakeContext(const Settings& settings, const HostPaths& paths) {
-  LinuxCollectorContext ctx;
+CollectorContext MakeContext(const Settings& settings, const HostPaths& paths) {
+  CollectorContext ctx;
   ctx.paths = paths;
   ctx.settings = settings;
   ctx.clocks = Clocks::System();
+  ctx.environment = EnvironmentMap(EnvironmentStrings());
   const long pid = settings.pid.value_or(static_cast<long>(::getppid()));
   if (pid > 0) ctx.pid = pid;
   ctx.facts = DetectHostFacts(paths, settings, ctx.pid, Warn);
@@ -112,7 +113,9 @@ LinuxCollectorContext MakeContext(const Settings& settings, const HostPaths& pat
     }
   }
   if (!ctx.cuda_visible_devices) {
-    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) ctx.cuda_visible_devices = visible;
+    if (auto it = ctx.environment.find("CUDA_VISIBLE_DEVICES"); it != ctx.environment.end()) {
+      ctx.cuda_visible_devices = it->second;
+    }
   }
   ctx.warn = Warn;
   return ctx;

@@ -41,7 +41,7 @@ struct SamplerFlags {
 };
 
 // `pid` overrides settings.pid (unset: runmon's parent; 0: no process metrics).
-LinuxCollectorContext MakeContext(const Settings& settings, const HostPaths& paths);
+CollectorContext MakeContext(const Settings& settings, const HostPaths& paths);
 
 // Blocks SIGINT, SIGTERM and SIGHUP (those not ignored when runmon started) in the calling thread, and so in
 // every thread started after, and hands each one to `on_signal` on a thread of its own, with its siginfo

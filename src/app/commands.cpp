@@ -47,7 +47,7 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
     return 2;
   }
   const HostPaths paths = flags.Paths();
-  LinuxCollectorContext ctx = MakeContext(*settings, paths);
+  CollectorContext ctx = MakeContext(*settings, paths);
   if (ctx.pid && !std::filesystem::exists(paths.proc / std::to_string(*ctx.pid))) {
     Warn(fmt::format("process {} does not exist; process metrics are off, host metrics continue", *ctx.pid));
   }
@@ -85,19 +85,49 @@ int RunSample(const SamplerFlags& flags, bool once, std::optional<long long> cou
   return 0;
 }
 
-// NVIDIA GPUs' metadata, or why there is none (under runmon.nvidia). A driver that hangs is given 10 s.
-nlohmann::json ProbeAccelerators(const LinuxCollectorContext& ctx, bool& timed_out) {
-  const NvidiaOptions options = NvidiaOptionsFor(ctx);
+// A family's probe, given 10 s: a driver that hangs must not hang `runmon info`.
+Result<nlohmann::json> ProbeWithDeadline(const CollectorFamily& family, const CollectorContext& ctx,
+                                         bool& timed_out) {
   auto promise = std::make_shared<std::promise<Result<nlohmann::json>>>();
   auto future = promise->get_future();
-  std::thread([promise, options] { promise->set_value(ProbeNvidiaMetadata(options)); }).detach();
+  std::thread([promise, &family, ctx] { promise->set_value(family.probe(ctx)); }).detach();
   if (future.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
     timed_out = true;
-    return {{"runmon", {{"nvidia", {{"available", false}, {"reason", "NVML did not answer within 10 s"}}}}}};
+    return Error{fmt::format("{} did not answer within 10 s", family.name)};
   }
-  auto probed = future.get();
-  if (!probed) return {{"runmon", {{"nvidia", {{"available", false}, {"reason", probed.error()}}}}}};
-  return *probed;
+  return future.get();
+}
+
+// Every family's part of the metadata (an unavailable family's reason under runmon.<name>), and under
+// "collectors" whether each is available and, when not, why (with whether it runs by default and the
+// settings it reads): a family with a probe is available when its
+// probe answers, one without when it starts at least one collector.
+nlohmann::json ProbeFamilies(const CollectorContext& ctx, bool& timed_out) {
+  nlohmann::json metadata = nlohmann::json::object();
+  nlohmann::json collectors = nlohmann::json::object();
+  for (const CollectorFamily* family : CollectorFamilies()) {
+    nlohmann::json& entry = collectors[std::string(family->name)];
+    std::string reason;
+    if (family->probe != nullptr) {
+      auto probed = ProbeWithDeadline(*family, ctx, timed_out);
+      if (probed) {
+        metadata.merge_patch(*probed);
+      } else {
+        reason = probed.error();
+        metadata["runmon"][std::string(family->name)] = {{"available", false}, {"reason", reason}};
+      }
+    } else {
+      FamilyStart started = family->start(ctx);
+      if (started.collectors.empty()) reason = started.absent_reason;
+    }
+    entry["available"] = reason.empty();
+    if (!reason.empty()) entry["reason"] = reason;
+    entry["enabledByDefault"] = family->enabled_by_default;
+    entry["settings"] = nlohmann::json::array();
+    for (const std::string_view setting : family->settings) entry["settings"].push_back(setting);
+  }
+  metadata["collectors"] = std::move(collectors);
+  return metadata;
 }
 
 int RunInfo(const SamplerFlags& flags) {
@@ -106,10 +136,10 @@ int RunInfo(const SamplerFlags& flags) {
     Warn(settings.error());
     return 2;
   }
-  const LinuxCollectorContext ctx = MakeContext(*settings, flags.Paths());
+  const CollectorContext ctx = MakeContext(*settings, flags.Paths());
   nlohmann::json metadata = ProbeHostMetadata(ctx, EnvironmentStrings());
   bool timed_out = false;
-  metadata.merge_patch(ProbeAccelerators(ctx, timed_out));
+  metadata.merge_patch(ProbeFamilies(ctx, timed_out));
   fmt::print("{}\n", metadata.dump(2));
   if (timed_out) {
     // The probe's thread is still inside the driver: leave without running exit-time destructors under it.

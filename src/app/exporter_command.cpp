@@ -40,7 +40,7 @@ int RunExporterCommand(const ExporterCommandOptions& options) {
   }
   const HostPaths paths = options.sampler.Paths();
   if (!settings->pid) settings->pid = 0;
-  LinuxCollectorContext ctx = MakeContext(*settings, paths);
+  CollectorContext ctx = MakeContext(*settings, paths);
   if (ctx.pid && !std::filesystem::exists(paths.proc / std::to_string(*ctx.pid))) {
     Warn(fmt::format("process {} does not exist; process metrics are off, host metrics continue", *ctx.pid));
   }

@@ -134,7 +134,7 @@ uint64_t Monitor(const RunCommandOptions& options, const Settings& settings, con
   } else if (attached == 0) {
     effective.pid = 0;  // the host alone: no process metrics
   }
-  LinuxCollectorContext ctx = MakeContext(effective, paths);
+  CollectorContext ctx = MakeContext(effective, paths);
 
   nlohmann::json metadata = ProbeHostMetadata(ctx, EnvironmentStrings());
   google::protobuf::Timestamp started;

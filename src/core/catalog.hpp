@@ -1,41 +1,33 @@
-// The metric catalog: one definition per key pattern (key, title, unit, kind, source family, description).
-// It is the single source of names and units: docs/metrics.md is generated from it, and every display
-// (the sample table today; the TUI, dashboard and exporter later) takes titles and units from here.
+// The metric catalog: every family's metric descriptors (core/metric_descriptor.hpp), joined. Each family's
+// folder holds its table and registers it in its CMakeLists.txt (runmon_metric_family, cmake/); the join is
+// generated from that list, so adding a family touches no file here. docs/metrics.md is generated from the
+// catalog, and every display (the sample table, the TUI, the dashboard, the exporter) takes titles, units and
+// names from here.
 #pragma once
 
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "core/metric_descriptor.hpp"
+
 namespace runmon {
 
-enum class MetricKind {
-  kGauge,       // an instantaneous reading
-  kSinceStart,  // a counter relative to the first sample (W&B's disk.in, network.sent)
-  kRate,        // a per-second rate over the last interval
-};
+using MetricDefinition = MetricDescriptor;
 
-struct MetricDefinition {
-  std::string_view pattern;  // key, with {placeholders} for the variable parts
-  std::string_view title;    // short human title for charts and tables
-  std::string_view unit;     // "%", "MiB", "GiB", "bytes", "bytes/s", "MiB/s", "count", "CPUs", "ms"
-  MetricKind kind;
-  std::string_view source;       // collector family: cpu, memory, disk, network, process, cgroup, runmon
-  std::string_view description;  // what it measures and how it is computed
-};
-
-// Every definition, in documentation order.
+// Every definition, in documentation order: by section, then in the families' order within one.
 std::span<const MetricDefinition> MetricCatalog();
 
-// The definition whose pattern matches `key` ({x} matches one or more characters), or nullptr.
+// The definition whose pattern (or the spelling it also accepts) matches `key` ({x} matches one or more
+// characters), or nullptr.
 const MetricDefinition* FindMetricDefinition(std::string_view key);
-
-// True when `key` matches `pattern` ({x} matches one or more characters, which may include dots).
-bool KeyMatchesPattern(std::string_view key, std::string_view pattern);
 
 std::string_view MetricKindName(MetricKind kind);
 
 // docs/metrics.md, rendered from the catalog.
 std::string RenderCatalogMarkdown();
+
+// The families' tables in registration order (generated: metric_families.cpp in the build tree).
+std::span<const std::span<const MetricDescriptor>> MetricFamilyTables();
 
 }  // namespace runmon

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/metric_descriptor.hpp"
+
 namespace runmon {
 
 struct Metric {
@@ -17,6 +19,11 @@ struct Metric {
 class MetricBatch {
  public:
   void Add(std::string key, double value) { items_.push_back({std::move(key), value}); }
+  // The descriptor's key (its placeholder filled with `placeholder_value`): how collectors emit.
+  void Add(const MetricDescriptor& descriptor, double value) { Add(std::string(descriptor.pattern), value); }
+  void Add(const MetricDescriptor& descriptor, std::string_view placeholder_value, double value) {
+    Add(MetricKey(descriptor, placeholder_value), value);
+  }
   const std::vector<Metric>& items() const { return items_; }
   std::vector<Metric>& items() { return items_; }
   bool empty() const { return items_.empty(); }

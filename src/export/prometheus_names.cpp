@@ -1,8 +1,9 @@
-// The naming table and what is derived from it. See prometheus_names.hpp for the rules. Names follow the
-// catalog's grouping: runmon_process_* for the monitored process tree, runmon_host_* and runmon_memory_*
-// for the machine (or its cgroup), runmon_gpu_process_* for the tree's share of a GPU, runmon_self_* for
-// runmon itself. The device-wide GPU values W&B repeats under gpu.process.{i}.* keep their own names
-// (runmon_gpu_process_temperature_celsius) so that each catalog pattern has exactly one metric.
+// The unit conversion and what is derived from the catalog's Prometheus names. See prometheus_names.hpp for
+// the rules. Names (in the families' descriptor tables) follow the catalog's grouping: runmon_process_* for
+// the monitored process tree, runmon_host_* and runmon_memory_* for the machine (or its cgroup),
+// runmon_gpu_process_* for the tree's share of a GPU, runmon_self_* for runmon itself. The device-wide GPU
+// values W&B repeats under gpu.process.{i}.* keep their own names (runmon_gpu_process_temperature_celsius) so
+// that each catalog pattern has exactly one metric.
 #include "export/prometheus_names.hpp"
 
 #include <array>
@@ -12,87 +13,6 @@
 
 namespace runmon {
 namespace {
-
-using enum PrometheusType;
-
-constexpr std::array kNames = {
-    // CPU
-    PrometheusName{"cpu", "runmon_process_cpu_ratio", kGauge, ""},
-    PrometheusName{"proc.cpu.threads", "runmon_process_threads", kGauge, ""},
-    PrometheusName{"cpu_percent", "runmon_host_cpu_ratio", kGauge, ""},
-    PrometheusName{"cpu.{i}.cpu_percent", "runmon_host_cpu_core_ratio", kGauge, "cpu"},
-    // Memory
-    PrometheusName{"proc.memory.rssMB", "runmon_process_resident_memory_bytes", kGauge, ""},
-    PrometheusName{"proc.memory.percent", "runmon_process_memory_ratio", kGauge, ""},
-    PrometheusName{"memory_percent", "runmon_memory_used_ratio", kGauge, ""},
-    PrometheusName{"proc.memory.availableMB", "runmon_memory_available_bytes", kGauge, ""},
-    // Disk
-    PrometheusName{"disk.{path}.usagePercent", "runmon_disk_used_ratio", kGauge, "path"},
-    PrometheusName{"disk.{path}.usageGB", "runmon_disk_used_bytes", kGauge, "path"},
-    PrometheusName{"disk.in", "runmon_disk_read_bytes_total", kCounter, ""},
-    PrometheusName{"disk.out", "runmon_disk_written_bytes_total", kCounter, ""},
-    PrometheusName{"disk.readMBPerSec", "runmon_disk_read_bytes_per_second", kGauge, ""},
-    PrometheusName{"disk.writeMBPerSec", "runmon_disk_written_bytes_per_second", kGauge, ""},
-    PrometheusName{"disk.{dev}.in", "runmon_disk_device_read_bytes_total", kCounter, "device"},
-    PrometheusName{"disk.{dev}.out", "runmon_disk_device_written_bytes_total", kCounter, "device"},
-    // Network
-    PrometheusName{"network.sent", "runmon_network_sent_bytes_total", kCounter, ""},
-    PrometheusName{"network.recv", "runmon_network_received_bytes_total", kCounter, ""},
-    PrometheusName{"network.sentBytesPerSec", "runmon_network_sent_bytes_per_second", kGauge, ""},
-    PrometheusName{"network.recvBytesPerSec", "runmon_network_received_bytes_per_second", kGauge, ""},
-    // cgroup
-    PrometheusName{"cgroup.memory.limitMB", "runmon_cgroup_memory_limit_bytes", kGauge, ""},
-    PrometheusName{"cgroup.cpu.limit", "runmon_cgroup_cpu_limit_cores", kGauge, ""},
-    PrometheusName{"cgroup.cpu.throttledPercent", "runmon_cgroup_cpu_throttled_ratio", kGauge, ""},
-    PrometheusName{"cgroup.memory.oomKills", "runmon_cgroup_memory_oom_kills_total", kCounter, ""},
-    // NVIDIA GPUs: the monitored tree's share
-    PrometheusName{"gpu.process.{i}.gpu", "runmon_gpu_process_utilization_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.process.{i}.memoryAllocatedBytes", "runmon_gpu_process_memory_used_bytes", kGauge,
-                   "gpu"},
-    PrometheusName{"gpu.process.{i}.memoryAllocated", "runmon_gpu_process_memory_used_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.process.{i}.memory", "runmon_gpu_process_memory_access_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.process.{i}.temp", "runmon_gpu_process_temperature_celsius", kGauge, "gpu"},
-    PrometheusName{"gpu.process.{i}.powerWatts", "runmon_gpu_process_power_watts", kGauge, "gpu"},
-    PrometheusName{"gpu.process.{i}.enforcedPowerLimitWatts", "runmon_gpu_process_power_limit_watts", kGauge,
-                   "gpu"},
-    PrometheusName{"gpu.process.{i}.powerPercent", "runmon_gpu_process_power_ratio", kGauge, "gpu"},
-    // NVIDIA GPUs: the devices
-    PrometheusName{"gpu.{i}.gpu", "runmon_gpu_utilization_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.memory", "runmon_gpu_memory_access_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.memoryAllocated", "runmon_gpu_memory_used_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.memoryAllocatedBytes", "runmon_gpu_memory_used_bytes", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.temp", "runmon_gpu_temperature_celsius", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.powerWatts", "runmon_gpu_power_watts", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.enforcedPowerLimitWatts", "runmon_gpu_power_limit_watts", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.powerPercent", "runmon_gpu_power_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.smClock", "runmon_gpu_sm_clock_hertz", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.memoryClock", "runmon_gpu_memory_clock_hertz", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.graphicsClock", "runmon_gpu_graphics_clock_hertz", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.correctedMemoryErrors", "runmon_gpu_corrected_memory_errors_total", kCounter,
-                   "gpu"},
-    PrometheusName{"gpu.{i}.unCorrectedMemoryErrors", "runmon_gpu_uncorrected_memory_errors_total", kCounter,
-                   "gpu"},
-    PrometheusName{"gpu.{i}.encoderUtilization", "runmon_gpu_encoder_utilization_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.fanSpeed", "runmon_gpu_fan_speed_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.clocksEventReasons", "runmon_gpu_clocks_event_reasons", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.energyJoules", "runmon_gpu_energy_joules_total", kCounter, "gpu"},
-    PrometheusName{"gpu.{i}.smActive", "runmon_gpu_sm_active_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.smOccupancy", "runmon_gpu_sm_occupancy_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.pipeTensorActive", "runmon_gpu_pipe_tensor_active_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.pipeTensorHmmaActive", "runmon_gpu_pipe_tensor_hmma_active_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.dramActive", "runmon_gpu_dram_active_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.pipeFp64Active", "runmon_gpu_pipe_fp64_active_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.pipeFp32Active", "runmon_gpu_pipe_fp32_active_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.pipeFp16Active", "runmon_gpu_pipe_fp16_active_ratio", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.pcieTxBytes", "runmon_gpu_pcie_sent_bytes_per_second", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.pcieRxBytes", "runmon_gpu_pcie_received_bytes_per_second", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.nvlinkTxBytes", "runmon_gpu_nvlink_sent_bytes_per_second", kGauge, "gpu"},
-    PrometheusName{"gpu.{i}.nvlinkRxBytes", "runmon_gpu_nvlink_received_bytes_per_second", kGauge, "gpu"},
-    // runmon itself
-    PrometheusName{"runmon.cpuPercent", "runmon_self_cpu_ratio", kGauge, ""},
-    PrometheusName{"runmon.rssMB", "runmon_self_resident_memory_bytes", kGauge, ""},
-    PrometheusName{"runmon.sampleMillis", "runmon_self_sample_duration_seconds", kGauge, ""},
-};
 
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kGiB = kMiB * 1024.0;
@@ -133,38 +53,21 @@ std::string Conversion(std::string_view catalog_unit, const BaseUnit& unit) {
 std::vector<PrometheusMetric> BuildMetrics() {
   std::vector<PrometheusMetric> out;
   for (const MetricDefinition& definition : MetricCatalog()) {
-    const PrometheusName* row = nullptr;
-    for (const PrometheusName& candidate : kNames) {
-      if (candidate.pattern == definition.pattern) row = &candidate;
-    }
     const auto unit = BaseUnitFor(definition.unit);
-    if (row == nullptr || !unit) continue;
+    if (definition.prometheus_name.empty() || !unit) continue;
     std::string help = fmt::format("{} (runmon key {}", definition.description, definition.pattern);
     if (!unit->suffix.empty()) help += fmt::format(", in {}", Conversion(definition.unit, *unit));
     help += ")";
-    out.push_back({&definition, row->name, row->type, row->label, *unit, std::move(help)});
+    out.push_back({&definition, definition.prometheus_name, definition.prometheus_type,
+                   definition.prometheus_label, *unit, std::move(help)});
   }
   return out;
-}
-
-// Text between the pattern's fixed prefix and suffix around its one placeholder.
-std::string PlaceholderValue(std::string_view key, std::string_view pattern) {
-  const size_t open = pattern.find('{');
-  if (open == std::string_view::npos) return {};
-  const size_t close = pattern.find('}', open);
-  const size_t suffix = pattern.size() - close - 1;
-  if (key.size() < open + suffix) return {};
-  return std::string(key.substr(open, key.size() - open - suffix));
 }
 
 }  // namespace
 
 std::string_view PrometheusTypeName(PrometheusType type) {
   return type == PrometheusType::kCounter ? "counter" : "gauge";
-}
-
-std::span<const PrometheusName> PrometheusNameTable() {
-  return kNames;
 }
 
 std::optional<BaseUnit> BaseUnitFor(std::string_view catalog_unit) {
@@ -188,7 +91,7 @@ const PrometheusMetric* FindPrometheusMetric(std::string_view key, std::string* 
   if (definition == nullptr) return nullptr;
   for (const PrometheusMetric& metric : PrometheusMetrics()) {
     if (metric.definition != definition) continue;
-    if (label_value != nullptr) *label_value = PlaceholderValue(key, definition->pattern);
+    if (label_value != nullptr) *label_value = PlaceholderValue(key, MatchingPattern(*definition, key));
     return &metric;
   }
   return nullptr;
@@ -203,8 +106,9 @@ double ToBaseUnits(const PrometheusMetric& metric, double value) {
 std::string RenderPrometheusMarkdown() {
   std::string out =
       "# Prometheus names\n\n"
-      "Generated from the metric catalog (`src/core/catalog.cpp`) and the naming table "
-      "(`src/export/prometheus_names.cpp`) by `runmon catalog --prometheus`; do not edit by hand.\n\n"
+      "Generated from the collector families' metric descriptors (each family's `*_metrics.hpp` under "
+      "`src/collectors/`) and the unit conversions of `src/export/prometheus_names.cpp` by "
+      "`runmon catalog --prometheus`; do not edit by hand.\n\n"
       "`runmon exporter` and `runmon run --metrics-listen` ([cli.md](cli.md)) serve each sample in the "
       "Prometheus text format 0.0.4 under these names. Values are converted to base units: bytes (not "
       "MiB or GiB), seconds, hertz, and ratios from 0 to 1 instead of percentages. A value that can exceed "

@@ -1,12 +1,12 @@
-// Prometheus names for runmon's keys. The catalog (core/catalog.cpp) stays the single source of keys, units
-// and descriptions; this file adds, per catalog pattern, a metric name `runmon_*` in base units (bytes,
-// seconds, ratio 0-1, celsius, hertz, ...; https://prometheus.io/docs/practices/naming/), its TYPE and the
-// label its {placeholder} becomes. The scale to base units is derived from the catalog unit, so a unit
-// change in the catalog changes the conversion with it (and a test checks that the name's unit suffix
-// still agrees). runmon's "since start" values count from zero when runmon starts and only grow while it
-// runs: that is a Prometheus counter (a restart is a counter reset, which rate() handles), so they are
-// counters named `_total`; so are the kernel's and driver's own counters (OOM kills, ECC errors). Keys the
-// catalog does not know (openmetrics.* series scraped from other exporters, W&B's legacy keys) have no
+// Prometheus names for runmon's keys. Each metric descriptor (core/metric_descriptor.hpp, in its family's
+// table) holds its metric name `runmon_*` in base units (bytes, seconds, ratio 0-1, celsius, hertz, ...;
+// https://prometheus.io/docs/practices/naming/), its TYPE and the label its {placeholder} becomes; this
+// file joins them with the conversion to base units. The scale to base units is derived from the catalog
+// unit, so a unit change in the catalog changes the conversion with it (and a test checks that the name's
+// unit suffix still agrees). runmon's "since start" values count from zero when runmon starts and only grow
+// while it runs: that is a Prometheus counter (a restart is a counter reset, which rate() handles), so they
+// are counters named `_total`; so are the kernel's and driver's own counters (OOM kills, ECC errors). Keys
+// the catalog does not know (openmetrics.* series scraped from other exporters, W&B's legacy keys) have no
 // name: the exposition leaves them out and counts them (exposition.hpp).
 #pragma once
 
@@ -20,20 +20,7 @@
 
 namespace runmon {
 
-enum class PrometheusType { kGauge, kCounter };
-
 std::string_view PrometheusTypeName(PrometheusType type);
-
-// One row of the naming table (prometheus_names.cpp), as written there.
-struct PrometheusName {
-  std::string_view pattern;  // a catalog pattern
-  std::string_view name;     // the Prometheus metric name
-  PrometheusType type;
-  std::string_view label;  // the label the pattern's {placeholder} becomes; empty without one
-};
-
-// The naming table, for the tests that hold it to the catalog.
-std::span<const PrometheusName> PrometheusNameTable();
 
 // A catalog unit in Prometheus' base units: value in base units = value x factor / divisor.
 struct BaseUnit {
@@ -45,7 +32,7 @@ struct BaseUnit {
 // Every catalog unit has one; nullopt for a unit this file does not know yet (a test fails then).
 std::optional<BaseUnit> BaseUnitFor(std::string_view catalog_unit);
 
-// A catalog definition joined with its name and unit: what the exposition needs per family.
+// A catalog definition joined with its unit conversion: what the exposition needs per family.
 struct PrometheusMetric {
   const MetricDefinition* definition;
   std::string_view name;
@@ -55,7 +42,7 @@ struct PrometheusMetric {
   std::string help;  // the catalog description, with the runmon key and the conversion appended
 };
 
-// In catalog order; a catalog pattern without a row in the table (or with an unknown unit) is missing.
+// In catalog order; a catalog pattern without a Prometheus name (or with an unknown unit) is missing.
 std::span<const PrometheusMetric> PrometheusMetrics();
 
 // The metric for a sample key (through the catalog's own matching, so the first matching pattern wins),

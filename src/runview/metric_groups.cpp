@@ -2,7 +2,7 @@
 #include "runview/metric_groups.hpp"
 
 #include <algorithm>
-#include <array>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -14,65 +14,15 @@
 namespace runmon::runview {
 namespace {
 
-// Catalog keys that share a chart with their partner: the chart's id and title, and what the key adds to
-// the series name.
-struct MergedChart {
-  std::string_view pattern;
-  std::string_view chart_id;
-  std::string_view title;
-  std::string_view series_suffix;
-};
-
-constexpr std::array kMergedCharts = {
-    MergedChart{"disk.{dev}.in", "disk.{dev}.io", "Device I/O", "read"},
-    MergedChart{"disk.{dev}.out", "disk.{dev}.io", "Device I/O", "write"},
-    MergedChart{"disk.in", "disk.io", "Disk I/O", "read"},
-    MergedChart{"disk.out", "disk.io", "Disk I/O", "write"},
-    MergedChart{"disk.readMBPerSec", "disk.rate", "Disk I/O rate", "read"},
-    MergedChart{"disk.writeMBPerSec", "disk.rate", "Disk I/O rate", "write"},
-    MergedChart{"network.sent", "network", "Network traffic", "sent"},
-    MergedChart{"network.recv", "network", "Network traffic", "received"},
-    MergedChart{"network.sentBytesPerSec", "network.rate", "Network rate", "sent"},
-    MergedChart{"network.recvBytesPerSec", "network.rate", "Network rate", "received"},
-    MergedChart{"gpu.{i}.pcieTxBytes", "gpu.{i}.pcie", "PCIe traffic", "sent"},
-    MergedChart{"gpu.{i}.pcieRxBytes", "gpu.{i}.pcie", "PCIe traffic", "received"},
-    MergedChart{"gpu.{i}.nvlinkTxBytes", "gpu.{i}.nvlink", "NVLink traffic", "sent"},
-    MergedChart{"gpu.{i}.nvlinkRxBytes", "gpu.{i}.nvlink", "NVLink traffic", "received"},
-};
-
-// The system sidebar's first charts, in order.
-constexpr std::array<std::string_view, 14> kSidebarFirst = {
-    "gpu.{i}.gpu",
-    "gpu.{i}.memoryAllocatedBytes",
-    "gpu.{i}.memoryAllocated",
-    "cpu",
-    "cpu_percent",
-    "proc.memory.rssMB",
-    "memory_percent",
-    "disk.{dev}.io",
-    "disk.rate",
-    "disk.io",
-    "network.rate",
-    "network",
-    "gpu.{i}.temp",
-    "gpu.{i}.powerWatts",
-};
-
-// The part of `key` that the pattern's one placeholder matched ("" when the pattern has none).
-std::string_view PlaceholderValue(std::string_view key, std::string_view pattern) {
-  const size_t open = pattern.find('{');
-  if (open == std::string_view::npos) return {};
-  const size_t close = pattern.find('}', open);
-  const size_t suffix_length = pattern.size() - close - 1;
-  if (key.size() < open + suffix_length) return {};
-  return key.substr(open, key.size() - open - suffix_length);
+std::string SeriesName(const MetricDefinition& definition, std::string_view value) {
+  if (value.empty()) return {};
+  if (definition.series_label.empty()) return std::string(value);
+  return std::string(definition.series_label) + " " + std::string(value);
 }
 
-std::string SeriesName(std::string_view pattern, std::string_view value) {
-  if (value.empty()) return {};
-  if (pattern.starts_with("gpu.")) return "GPU " + std::string(value);
-  if (pattern.starts_with("cpu.{i}")) return "Core " + std::string(value);
-  return std::string(value);
+// The chart a definition's keys go to: its merged chart's id, or its own pattern.
+std::string_view ChartId(const MetricDefinition& definition) {
+  return definition.merge.chart_id.empty() ? definition.pattern : definition.merge.chart_id;
 }
 
 std::string JoinSeries(std::string_view first, std::string_view second) {
@@ -143,25 +93,22 @@ KeyIdentity IdentifySystemKey(std::string_view key) {
     return identity;
   }
   identity.unit = std::string(definition->unit);
-  identity.order = static_cast<int>(definition - MetricCatalog().data());
-  const std::string_view value = PlaceholderValue(key, definition->pattern);
-  std::string series = SeriesName(definition->pattern, value);
-  const auto merged = std::find_if(kMergedCharts.begin(), kMergedCharts.end(),
-                                   [&](const MergedChart& m) { return m.pattern == definition->pattern; });
-  if (merged != kMergedCharts.end()) {
-    identity.chart_id = std::string(merged->chart_id);
-    identity.title = std::string(merged->title);
+  const int index = static_cast<int>(definition - MetricCatalog().data());
+  identity.order = index;
+  const std::string_view value = PlaceholderValue(key, MatchingPattern(*definition, key));
+  std::string series = SeriesName(*definition, value);
+  identity.chart_id = std::string(ChartId(*definition));
+  if (!definition->merge.chart_id.empty()) {
+    identity.title = std::string(definition->merge.title);
     // Both halves sort where the first one is in the catalog.
-    for (const auto& other : kMergedCharts) {
-      if (other.chart_id == merged->chart_id) {
-        if (const auto* first = FindMetricDefinition(other.pattern); first != nullptr) {
-          identity.order = std::min(identity.order, static_cast<int>(first - MetricCatalog().data()));
-        }
+    for (int other = 0; other < index; ++other) {
+      if (ChartId(MetricCatalog()[static_cast<size_t>(other)]) == identity.chart_id) {
+        identity.order = other;
+        break;
       }
     }
-    series = JoinSeries(series, merged->series_suffix);
+    series = JoinSeries(series, definition->merge.series_suffix);
   } else {
-    identity.chart_id = std::string(definition->pattern);
     identity.title = std::string(definition->title);
   }
   identity.series = JoinSeries(series, label);
@@ -187,10 +134,12 @@ std::vector<ChartGroup> GroupHistoryCharts(std::span<const RunModel* const> runs
 }
 
 void SortForSidebar(std::vector<ChartGroup>& groups) {
+  // A chart's rank is its definitions' sidebar_rank (the first charts, in order), else after them.
   const auto rank = [](const ChartGroup& group) {
-    const auto it = std::find(kSidebarFirst.begin(), kSidebarFirst.end(), group.id);
-    return it == kSidebarFirst.end() ? static_cast<int>(kSidebarFirst.size())
-                                     : static_cast<int>(it - kSidebarFirst.begin());
+    for (const MetricDefinition& definition : MetricCatalog()) {
+      if (definition.sidebar_rank > 0 && ChartId(definition) == group.id) return definition.sidebar_rank;
+    }
+    return std::numeric_limits<int>::max();
   };
   std::stable_sort(groups.begin(), groups.end(),
                    [&](const ChartGroup& a, const ChartGroup& b) { return rank(a) < rank(b); });

@@ -1,10 +1,11 @@
 // Which chart a metric key belongs to, and under what series name. System keys are grouped by base key
-// through the metric catalog: gpu.0.temp and gpu.1.temp are the series "GPU 0" and "GPU 1" of the chart
-// "GPU temperature (°C)"; pairs that read best together share a chart (a device's read and write, network
-// sent and received, PCIe and NVLink sent and received). Keys may end in W&B's "/l:<label>" suffix, which
-// joins the series name. Keys the catalog does not know are never dropped: they go to the "Other" section,
-// grouped by their name without a trailing numeric index (openmetrics.dcgm.DCGM_FI_DEV_GPU_UTIL.0 and .1
-// share a chart). Logged (history) keys get one chart each, in key order.
+// through the metric catalog (each descriptor's merge partner, sidebar rank and series label): gpu.0.temp and
+// gpu.1.temp are the series "GPU 0" and "GPU 1" of the chart "GPU temperature (°C)"; pairs that read best
+// together share a chart (a device's read and write, network sent and received, PCIe and NVLink sent and
+// received). Keys may end in W&B's "/l:<label>" suffix, which joins the series name. Keys the catalog does
+// not know are never dropped: they go to the "Other" section, grouped by their name without a trailing
+// numeric index (openmetrics.dcgm.DCGM_FI_DEV_GPU_UTIL.0 and .1 share a chart). Logged (history) keys get one
+// chart each, in key order.
 //
 // The user's filter (`/`) is matched against chart titles and keys, case-insensitively and unanchored: a
 // regular expression (RE2, linear time, so a hostile pattern cannot hang the UI), or a glob (* and ?) when

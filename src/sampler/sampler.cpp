@@ -6,6 +6,7 @@
 // of the host lane alone costs one thread wake-up and no hand-off. Other lanes cost one wake-up each. The
 // watchdog wakes once per max(1 s, lane timeout), not per tick.
 #include "sampler/sampler.hpp"
+#include "collectors/linux/self/self_metrics.hpp"
 #include "core/wall_clock.hpp"
 
 #include <semaphore.h>
@@ -422,7 +423,7 @@ void Sampler::Lane::Lead() {
       }
     }
     sample.collectors = Outcomes(s, Clock::now());
-    sample.metrics.Add("runmon.sampleMillis",
+    sample.metrics.Add(self_metrics::kSampleMillis,
                        std::chrono::duration<double, std::milli>(Clock::now() - started).count());
     ++s.emitted;
     const bool last = stopping || (s.options.max_samples && s.emitted >= *s.options.max_samples);

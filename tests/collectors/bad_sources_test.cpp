@@ -112,7 +112,7 @@ Observed CollectEverything(const FixtureTree& tree) {
   Observed observed;
   test::FakeClocks clocks(1000, 1000);
   const ProblemReporter warn = [&](const std::string& line) { observed.reports += line + "\n"; };
-  const LinuxCollectorContext ctx = test::FixtureContext(tree.paths(), 1, clocks, Settings{}, warn);
+  const CollectorContext ctx = test::FixtureContext(tree.paths(), 1, clocks, Settings{}, warn);
   const nlohmann::json meta = ProbeHostMetadata(ctx, {});
   std::vector<std::unique_ptr<Collector>> collectors;
   collectors.push_back(MakeProcessTreeCollector(ctx));

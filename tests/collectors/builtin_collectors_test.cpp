@@ -4,8 +4,13 @@
 // still arrive in the same sample.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <mutex>
+#include <set>
+#include <string>
+#include <vector>
 
+#include "collectors/builtin.hpp"
 #include "fixture_tree.hpp"
 #include "sampler/sampler.hpp"
 
@@ -21,7 +26,7 @@ struct SamplerRun {
 };
 
 // One sample from BuiltinCollectors(ctx), waiting for every lane.
-SamplerRun SampleOnce(const LinuxCollectorContext& ctx) {
+SamplerRun SampleOnce(const CollectorContext& ctx) {
   SamplerRun run;
   std::mutex mutex;
   SamplerOptions options;
@@ -131,6 +136,66 @@ TEST(BuiltinCollectors, NoCgroupSettingDropsTheCgroupCollector) {
   // Host denominators: MemTotal 16 GiB, MemAvailable 12 GiB; 512 MiB resident.
   EXPECT_DOUBLE_EQ(m.Find("memory_percent")->value, 25.0);
   EXPECT_DOUBLE_EQ(m.Find("proc.memory.percent")->value, 512.0 / 16384.0 * 100.0);
+}
+
+// The factory table: every family once, each with a start; the host lane's order is the families' order
+// with disk_usage (statvfs can block) moved last; and a family that is absent says why.
+TEST(CollectorFamilies, TableAndLaneOrder) {
+  std::set<std::string_view> names;
+  for (const CollectorFamily* family : CollectorFamilies()) {
+    EXPECT_TRUE(names.insert(family->name).second) << family->name;
+    EXPECT_NE(family->start, nullptr) << family->name;
+  }
+  EXPECT_TRUE(names.contains("nvidia") && names.contains("openmetrics") && names.contains("process"));
+
+  FixtureTree tree(test::HostFixture("process-exit"));
+  test::FakeClocks clocks(1000, 1000);
+  auto ctx = test::FixtureContext(tree.paths(), 1000, clocks);
+  ctx.stat_filesystem = FakeRoot();
+  ctx.environment = {{"RUNMON_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1"}};
+  std::vector<std::string> host_lane;
+  for (const CollectorSpec& spec : BuiltinCollectors(ctx)) {
+    if (spec.lane == "host") host_lane.emplace_back(spec.collector->Name());
+  }
+  ASSERT_FALSE(host_lane.empty());
+  EXPECT_EQ(host_lane.front(), "process_tree");
+  EXPECT_EQ(host_lane.back(), "disk_usage");
+}
+
+TEST(CollectorFamilies, AbsentFamiliesSayWhy) {
+  FixtureTree tree(test::HostFixture("process-exit"));
+  test::FakeClocks clocks(1000, 1000);
+  Settings settings;
+  settings.no_cgroup = true;
+  auto ctx = test::FixtureContext(tree.paths(), std::nullopt, clocks, settings);
+  ctx.environment = {{"RUNMON_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1"}};
+  std::vector<std::string> warnings;
+  ctx.warn = [&](const std::string& message) { warnings.push_back(message); };
+  for (const CollectorFamily* family : CollectorFamilies()) {
+    const FamilyStart started = family->start(ctx);
+    const std::string_view name = family->name;
+    if (name == "process" || name == "cgroup" || name == "nvidia" || name == "openmetrics") {
+      EXPECT_TRUE(started.collectors.empty()) << name;
+      EXPECT_FALSE(started.absent_reason.empty()) << name;
+    }
+    if (name == "nvidia") {
+      EXPECT_NE(started.absent_reason.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos)
+          << started.absent_reason;
+    }
+  }
+  // The library was named in the (injected) environment: its absence is worth a warning.
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("no NVIDIA metrics"), std::string::npos) << warnings[0];
+}
+
+TEST(CollectorContext, EnvironmentFromEnvironStrings) {
+  const auto environment = EnvironmentMap({"A=1", "EMPTY=", "B=x=y", "no-equals", "A=2"});
+  EXPECT_EQ(environment, (std::map<std::string, std::string>{{"A", "1"}, {"B", "x=y"}, {"EMPTY", ""}}));
+  CollectorContext ctx;
+  ctx.environment = environment;
+  EXPECT_EQ(EnvironmentValue(ctx, "A"), "1");
+  EXPECT_EQ(EnvironmentValue(ctx, "EMPTY"), std::nullopt);
+  EXPECT_EQ(EnvironmentValue(ctx, "MISSING"), std::nullopt);
 }
 
 }  // namespace

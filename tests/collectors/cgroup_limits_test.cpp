@@ -121,7 +121,7 @@ void CheckScenario(const std::filesystem::path& dir, const std::string& scenario
   tree.Write("proc/1/stat", test::PidStatLine(1, "python", 'S', 0, 100, 0, 1, 50000));
   tree.Write("proc/1/statm", "300000 262144 1000 100 0 5000 0\n");
   tree.Write("proc/meminfo", "MemTotal: 33554432 kB\nMemFree: 16777216 kB\nMemAvailable: 25165824 kB\n");
-  LinuxCollectorContext ctx = test::FixtureContext(tree.paths(), 1, clocks);
+  CollectorContext ctx = test::FixtureContext(tree.paths(), 1, clocks);
   ctx.facts.logical_cpus = kHostCpus;
   ctx.facts.cgroup = limits;
   auto memory = MakeMemoryCollector(ctx);

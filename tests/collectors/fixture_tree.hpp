@@ -178,10 +178,10 @@ class FakeClocks {
 // A context for collectors on a fixture tree: facts detected from the tree, with USER_HZ = 100 and 4 KiB
 // pages (what fixture files assume, whatever the build machine's), and no statvfs unless a test sets one.
 // `warn` gets what detection and the metadata probe had to skip.
-inline LinuxCollectorContext FixtureContext(const HostPaths& paths, std::optional<long> pid,
-                                            const FakeClocks& clocks, Settings settings = Settings{},
-                                            const ProblemReporter& warn = {}) {
-  LinuxCollectorContext ctx;
+inline CollectorContext FixtureContext(const HostPaths& paths, std::optional<long> pid,
+                                       const FakeClocks& clocks, Settings settings = Settings{},
+                                       const ProblemReporter& warn = {}) {
+  CollectorContext ctx;
   ctx.paths = paths;
   ctx.settings = settings;
   ctx.pid = pid;

@@ -36,8 +36,8 @@ void WriteSmtHost(FixtureTree& tree) {
   tree.Write("etc/os-release", "NAME=\"Ubuntu\"\nPRETTY_NAME=\"Ubuntu 22.04.4 LTS\"\nID=ubuntu\n");
 }
 
-LinuxCollectorContext Context(const FixtureTree& tree, Settings settings = Settings{},
-                              std::optional<long> pid = std::nullopt) {
+CollectorContext Context(const FixtureTree& tree, Settings settings = Settings{},
+                         std::optional<long> pid = std::nullopt) {
   static const test::FakeClocks clocks(100, 100);
   auto ctx = test::FixtureContext(tree.paths(), pid, clocks, settings);
   ctx.stat_filesystem = [](const std::string& path) -> Result<FilesystemUsage> {

@@ -13,7 +13,7 @@ using test::FixtureTree;
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-LinuxCollectorContext HostOnly(const FixtureTree& tree, const test::FakeClocks& clocks) {
+CollectorContext HostOnly(const FixtureTree& tree, const test::FakeClocks& clocks) {
   return test::FixtureContext(tree.paths(), std::nullopt, clocks);
 }
 

@@ -194,7 +194,7 @@ TEST(ProcessTreeCpuProperty, SamplesAddUpToTheRootsRusage) {
     ::close(go[0]);
     ::close(orphans[1]);
 
-    LinuxCollectorContext ctx;
+    CollectorContext ctx;
     ctx.paths = HostPaths::System();
     ctx.pid = root;
     ctx.facts = DetectHostFacts(ctx.paths, ctx.settings, ctx.pid);

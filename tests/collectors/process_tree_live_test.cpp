@@ -88,8 +88,8 @@ class LiveProcessTree : public ::testing::Test {
     return pid;
   }
 
-  LinuxCollectorContext LiveContext() {
-    LinuxCollectorContext ctx;
+  CollectorContext LiveContext() {
+    CollectorContext ctx;
     ctx.paths = HostPaths::System();
     ctx.pid = ::getpid();
     ctx.facts = DetectHostFacts(ctx.paths, ctx.settings, ctx.pid);

@@ -95,6 +95,33 @@ class BadInputTest(unittest.TestCase):
             self.assertIn(os.path.join(tree, "proc/meminfo") + ": a FIFO", info.stderr)
             self.assertNotIn("memory", json.loads(info.stdout))
 
+    def test_info_lists_every_collector_family_and_why_one_is_absent(self):
+        # "Why are there no GPU metrics?": every family, with available and, when false, the reason.
+        tree = os.path.join(os.path.dirname(__file__), "..", "fixtures", "hosts", "process-exit")
+        missing = "/nonexistent/runmon/libnvidia-ml.so.1"
+        info = run("info", "--pid", "0", "--no-cgroup", "--root", tree, env={"RUNMON_NVML_LIBRARY": missing},
+                   timeout=30)
+        self.assertEqual(info.returncode, 0, info.stderr)
+        collectors = json.loads(info.stdout)["collectors"]
+        self.assertLessEqual({"cgroup", "cpu", "disk_io", "disk_usage", "memory", "network", "nvidia",
+                              "openmetrics", "process", "self"}, set(collectors))
+        for name, entry in collectors.items():
+            self.assertIsInstance(entry["available"], bool, name)
+            self.assertEqual("reason" in entry, not entry["available"], name)
+        for name in ["cpu", "memory", "disk_io", "disk_usage", "network", "self"]:
+            self.assertTrue(collectors[name]["available"], name)
+            self.assertTrue(collectors[name]["enabledByDefault"], name)
+        self.assertFalse(collectors["openmetrics"]["available"])
+        self.assertEqual(collectors["openmetrics"]["reason"], "x_stats_open_metrics_endpoints not set")
+        self.assertFalse(collectors["openmetrics"]["enabledByDefault"])
+        self.assertIn("x_stats_open_metrics_endpoints", collectors["openmetrics"]["settings"])
+        self.assertFalse(collectors["process"]["available"])
+        self.assertIn("no process to monitor", collectors["process"]["reason"])
+        self.assertFalse(collectors["cgroup"]["available"])
+        self.assertIn("x_stats_no_cgroup", collectors["cgroup"]["reason"])
+        self.assertFalse(collectors["nvidia"]["available"])
+        self.assertIn(missing, collectors["nvidia"]["reason"])
+
     def test_missing_pid_keeps_host_metrics(self):
         result = run("sample", "--once", "--json", "--pid", "2147483000")
         self.assertEqual(result.returncode, 0, result.stderr)

@@ -103,6 +103,8 @@ class NvidiaTest(unittest.TestCase):
                           "GPU-c03e7d42-6a1b-4f58-9e2d-8b7a1f64c3d9"])
         self.assertEqual(info["gpu_nvidia"][0]["memoryTotal"], "85520809984")
         self.assertEqual(info["gpu_nvidia"][0]["architecture"], "Hopper")
+        self.assertTrue(info["collectors"]["nvidia"]["available"])
+        self.assertNotIn("reason", info["collectors"]["nvidia"])
         nvidia = info["runmon"]["nvidia"]
         self.assertEqual(nvidia["driverVersion"], "550.90.07")
         self.assertEqual(nvidia["library"], FAKE_FULL)
@@ -185,6 +187,9 @@ class NvidiaTest(unittest.TestCase):
         nvidia = json.loads(info.stdout)["runmon"]["nvidia"]
         self.assertEqual(nvidia["available"], False)
         self.assertIn("RM has detected an NVML/RM version mismatch", nvidia["reason"])
+        collector = json.loads(info.stdout)["collectors"]["nvidia"]
+        self.assertFalse(collector["available"])
+        self.assertEqual(collector["reason"], nvidia["reason"])
         result = run("sample", "--interval", "0.2", "--count", "2", "--json", env=env)
         self.assertEqual(result.returncode, 0, result.stderr)
         lines = samples(result.stdout)

@@ -183,6 +183,14 @@ TEST(Exposition, EveryLineIsACommentOrASeries) {
             std::string::npos);
 }
 
+// Every catalog pattern's family (HELP, TYPE, name, label, converted value): the names /metrics serves.
+TEST(Exposition, EveryPatternGolden) {
+  const std::string text =
+      RenderExposition(test::EveryPatternSample(), {.host = "node-1", .run_id = "abc123"}, 42);
+  test::ExpectGolden(std::filesystem::path(RUNMON_FIXTURES_DIR) / "golden" / "every-pattern-exposition.txt",
+                     text);
+}
+
 TEST(Exposition, Golden) {
   const std::string text = RenderExposition(test::GoldenSample(), {.host = "node-1", .run_id = "abc123"}, 7);
   test::ExpectGolden(std::filesystem::path(RUNMON_EXPORT_GOLDEN_DIR) / "exposition.txt", text);

@@ -1,5 +1,5 @@
-// The naming table held to the catalog: every catalog pattern has a Prometheus name (adding a key to the
-// catalog without one fails here), every row names a catalog pattern, names are valid and unique, each
+// The catalog's Prometheus names: every catalog pattern has one (adding a key to a family's table without
+// one fails here), names are valid and unique, each
 // name's unit suffix agrees with the catalog unit, counters and only counters end in _total, and sample
 // keys find their metric and label value through the catalog's own matching.
 #include "export/prometheus_names.hpp"
@@ -20,10 +20,8 @@ size_t Placeholders(std::string_view pattern) {
 
 TEST(PrometheusNames, EveryCatalogPatternHasAName) {
   for (const MetricDefinition& definition : MetricCatalog()) {
-    size_t rows = 0;
-    for (const PrometheusName& row : PrometheusNameTable()) rows += row.pattern == definition.pattern ? 1 : 0;
-    EXPECT_EQ(rows, 1u) << "catalog pattern " << definition.pattern
-                        << " needs exactly one row in src/export/prometheus_names.cpp's kNames";
+    EXPECT_FALSE(definition.prometheus_name.empty())
+        << "catalog pattern " << definition.pattern << " needs a prometheus_name in its family's table";
     EXPECT_TRUE(BaseUnitFor(definition.unit).has_value())
         << "catalog unit \"" << definition.unit << "\" of " << definition.pattern
         << " has no base unit in src/export/prometheus_names.cpp's kUnits";
@@ -31,21 +29,12 @@ TEST(PrometheusNames, EveryCatalogPatternHasAName) {
   EXPECT_EQ(PrometheusMetrics().size(), MetricCatalog().size());
 }
 
-TEST(PrometheusNames, EveryRowNamesACatalogPattern) {
-  for (const PrometheusName& row : PrometheusNameTable()) {
-    bool found = false;
-    for (const MetricDefinition& definition : MetricCatalog())
-      found = found || definition.pattern == row.pattern;
-    EXPECT_TRUE(found) << row.pattern << " (" << row.name << ") is not a catalog pattern";
-  }
-}
-
 TEST(PrometheusNames, NamesAreValidAndUnique) {
   std::set<std::string_view> names;
-  for (const PrometheusName& row : PrometheusNameTable()) {
-    EXPECT_TRUE(IsValidMetricName(row.name)) << row.name;
-    EXPECT_TRUE(row.name.starts_with("runmon_")) << row.name;
-    EXPECT_TRUE(names.insert(row.name).second) << "duplicate name " << row.name;
+  for (const MetricDefinition& row : MetricCatalog()) {
+    EXPECT_TRUE(IsValidMetricName(row.prometheus_name)) << row.prometheus_name;
+    EXPECT_TRUE(row.prometheus_name.starts_with("runmon_")) << row.prometheus_name;
+    EXPECT_TRUE(names.insert(row.prometheus_name).second) << "duplicate name " << row.prometheus_name;
   }
   for (const ExporterMetric& metric : ExporterMetrics()) {
     EXPECT_TRUE(IsValidMetricName(metric.name)) << metric.name;
@@ -55,15 +44,15 @@ TEST(PrometheusNames, NamesAreValidAndUnique) {
 }
 
 TEST(PrometheusNames, LabelsMatchPlaceholders) {
-  for (const PrometheusName& row : PrometheusNameTable()) {
+  for (const MetricDefinition& row : MetricCatalog()) {
     const size_t placeholders = Placeholders(row.pattern);
     ASSERT_LE(placeholders, 1u) << row.pattern << ": the exporter turns one placeholder into one label";
-    EXPECT_EQ(placeholders == 1, !row.label.empty()) << row.pattern;
-    if (!row.label.empty()) {
-      EXPECT_TRUE(IsValidLabelName(row.label)) << row.label;
-      EXPECT_FALSE(IsReservedLabelName(row.label)) << row.label;
-      EXPECT_NE(row.label, "host") << row.pattern;
-      EXPECT_NE(row.label, "run_id") << row.pattern;
+    EXPECT_EQ(placeholders == 1, !row.prometheus_label.empty()) << row.pattern;
+    if (!row.prometheus_label.empty()) {
+      EXPECT_TRUE(IsValidLabelName(row.prometheus_label)) << row.prometheus_label;
+      EXPECT_FALSE(IsReservedLabelName(row.prometheus_label)) << row.prometheus_label;
+      EXPECT_NE(row.prometheus_label, "host") << row.pattern;
+      EXPECT_NE(row.prometheus_label, "run_id") << row.pattern;
     }
   }
 }

@@ -616,8 +616,8 @@ TEST(OpenMetricsCollector, BudgetFromTheInterval) {
 // ---------------------------------------------------------------------------------------------------------
 // The builtin list and the sampler
 
-LinuxCollectorContext ContextWith(const std::map<std::string, std::string>& other) {
-  LinuxCollectorContext ctx;
+CollectorContext ContextWith(const std::map<std::string, std::string>& other) {
+  CollectorContext ctx;
   ctx.paths = HostPaths{};
   ctx.settings.other = other;
   ctx.settings.interval_seconds = 1;
@@ -670,6 +670,26 @@ TEST(OpenMetricsBuiltin, NoSettingNoCollectorAndBadSettingsAWarning) {
   bool warned = false;
   for (const auto& w : warnings) warned |= w.find("no OpenMetrics scraping") != std::string::npos;
   EXPECT_TRUE(warned);
+}
+
+// RUNMON_OPENMETRICS_PROXY comes from the context's environment (the app's, read once), not from the
+// process's: the proxy named there is used for a far endpoint.
+TEST(OpenMetricsBuiltin, ProxyFromTheContextEnvironment) {
+  TestHttpServer proxy(
+      [](const HttpRequest&, Connection& c) { c.Send(HttpResponse(200, "proxied_total 1\n")); });
+  auto ctx = ContextWith(
+      {{"x_stats_open_metrics_endpoints", R"({"far": "http://metrics.example.invalid:9100/m"})"}});
+  ctx.environment = {{"RUNMON_OPENMETRICS_PROXY", proxy.Url("")}};
+  auto specs = BuiltinCollectors(ctx);
+  Collector* far = nullptr;
+  for (auto& spec : specs) {
+    if (spec.lane == "openmetrics:far") far = spec.collector.get();
+  }
+  ASSERT_NE(far, nullptr);
+  MetricBatch batch;
+  ASSERT_TRUE(far->Collect(Now(), batch).ok());
+  ASSERT_EQ(proxy.Requests().size(), 1u);
+  EXPECT_EQ(proxy.Requests()[0].target, "http://metrics.example.invalid:9100/m");
 }
 
 class FastCollector : public Collector {

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/sample.hpp"
+
 namespace runmon {
 namespace {
 
@@ -322,6 +324,39 @@ TEST(RenderCatalogMarkdown, RowsFollowCatalogOrder) {
     EXPECT_GT(at, last) << d.pattern;
     last = at;
   }
+}
+
+}  // namespace
+}  // namespace runmon
+
+namespace runmon {
+namespace {
+
+// metrics.md A.1: runmon writes unCorrectedMemoryErrors; readers also take W&B's uncorrectedMemoryErrors
+// (a run W&B recorded) as the same metric.
+TEST(Catalog, AcceptsTheWandbSpellingOfUncorrectedErrors) {
+  const MetricDefinition* runmon = FindMetricDefinition("gpu.0.unCorrectedMemoryErrors");
+  ASSERT_NE(runmon, nullptr);
+  EXPECT_EQ(FindMetricDefinition("gpu.3.uncorrectedMemoryErrors"), runmon);
+  EXPECT_EQ(PlaceholderValue("gpu.3.uncorrectedMemoryErrors",
+                             MatchingPattern(*runmon, "gpu.3.uncorrectedMemoryErrors")),
+            "3");
+  EXPECT_EQ(FindMetricDefinition("gpu.3.UncorrectedMemoryErrors"), nullptr);
+}
+
+TEST(Catalog, KeysAreFormedFromDescriptors) {
+  const MetricDefinition* device = FindMetricDefinition("disk.sda.in");
+  ASSERT_NE(device, nullptr);
+  EXPECT_EQ(MetricKey(*device, "nvme0n1"), "disk.nvme0n1.in");
+  const MetricDefinition* cpu = FindMetricDefinition("cpu");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(MetricKey(*cpu), "cpu");
+  MetricBatch batch;
+  batch.Add(*device, "sdb", 1.5);
+  batch.Add(*cpu, 2);
+  ASSERT_EQ(batch.items().size(), 2u);
+  EXPECT_EQ(batch.items()[0].key, "disk.sdb.in");
+  EXPECT_EQ(batch.items()[1].key, "cpu");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // throttled the cgroup, from cpu.stat) and cgroup.memory.oomKills (memory.events oom_kill, or v1
 // memory.oom_control). Keys appear only where the limit or file exists; a file that exists but cannot be
 // read is reported (the other keys still come).
+#include "collectors/linux/cgroup/cgroup_metrics.hpp"
 #include "collectors/linux/linux_collectors.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
 #include "host/file_reader.hpp"
@@ -14,20 +15,20 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 class CgroupCollector final : public Collector {
  public:
-  explicit CgroupCollector(const LinuxCollectorContext& ctx) : limits_(ctx.facts.cgroup) {
+  explicit CgroupCollector(const CollectorContext& ctx) : limits_(ctx.facts.cgroup) {
     if (!limits_.cpu_stat_file.empty())
       cpu_stat_file_ = KeptOpenFile(limits_.cpu_stat_file, Generated::kWhole);
     if (!limits_.memory_events_file.empty())
       events_file_ = KeptOpenFile(limits_.memory_events_file, Generated::kWhole);
   }
 
-  std::string_view Name() const override { return "cgroup"; }
+  std::string_view Name() const override { return cgroup_metrics::kMemoryLimit.source; }
 
   Status Collect(const Tick&, MetricBatch& out) override {
     if (limits_.memory_limit_bytes) {
-      out.Add("cgroup.memory.limitMB", static_cast<double>(*limits_.memory_limit_bytes) / kMiB);
+      out.Add(cgroup_metrics::kMemoryLimit, static_cast<double>(*limits_.memory_limit_bytes) / kMiB);
     }
-    if (auto cpus = limits_.CpuLimit()) out.Add("cgroup.cpu.limit", *cpus);
+    if (auto cpus = limits_.CpuLimit()) out.Add(cgroup_metrics::kCpuLimit, *cpus);
     std::string problems;
     // A file that went away with its cgroup is simply left out; one that cannot be read is reported.
     auto read = [&problems](KeptOpenFile& file) -> std::optional<std::string_view> {
@@ -42,10 +43,11 @@ class CgroupCollector final : public Collector {
         const auto throttled = FindKeyedValue(*text, "nr_throttled");
         if (periods && throttled) {
           if (have_previous_ && *periods > last_periods_ && *throttled >= last_throttled_) {
-            out.Add("cgroup.cpu.throttledPercent", 100.0 * static_cast<double>(*throttled - last_throttled_) /
-                                                       static_cast<double>(*periods - last_periods_));
+            out.Add(cgroup_metrics::kThrottledPercent, 100.0 *
+                                                           static_cast<double>(*throttled - last_throttled_) /
+                                                           static_cast<double>(*periods - last_periods_));
           } else if (have_previous_ && *periods == last_periods_) {
-            out.Add("cgroup.cpu.throttledPercent", 0.0);  // no period ran: the cgroup was idle
+            out.Add(cgroup_metrics::kThrottledPercent, 0.0);  // no period ran: the cgroup was idle
           }
           last_periods_ = *periods;
           last_throttled_ = *throttled;
@@ -56,7 +58,7 @@ class CgroupCollector final : public Collector {
     if (!limits_.memory_events_file.empty()) {
       if (auto text = read(events_file_)) {
         if (auto kills = FindKeyedValue(*text, "oom_kill"))
-          out.Add("cgroup.memory.oomKills", static_cast<double>(*kills));
+          out.Add(cgroup_metrics::kOomKills, static_cast<double>(*kills));
       }
     }
     if (!problems.empty()) return Error{problems};
@@ -73,7 +75,7 @@ class CgroupCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> MakeCgroupCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeCgroupCollector(const CollectorContext& ctx) {
   return std::make_unique<CgroupCollector>(ctx);
 }
 

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "collectors/linux/disk/disk_metrics.hpp"
 #include "collectors/linux/disk_devices.hpp"
 #include "collectors/linux/linux_collectors.hpp"
 #include "collectors/linux/parse/text.hpp"
@@ -40,7 +41,7 @@ std::string BaseName(const std::string& path) {
 
 class DiskIoCollector final : public Collector {
  public:
-  explicit DiskIoCollector(const LinuxCollectorContext& ctx)
+  explicit DiskIoCollector(const CollectorContext& ctx)
       : paths_(ctx.paths),
         disk_paths_(ctx.settings.disk_paths),
         diskstats_file_(ctx.paths.Proc("diskstats"), Generated::kShortRecords),
@@ -93,11 +94,11 @@ class DiskIoCollector final : public Collector {
       if (!selection_problems_.empty()) why += "; " + std::exchange(selection_problems_, {});
       return Error{why};
     }
-    out.Add("disk.in", read_total);
-    out.Add("disk.out", write_total);
+    out.Add(disk_metrics::kRead, read_total);
+    out.Add(disk_metrics::kWritten, write_total);
     if (have_previous_ && now > last_time_) {
-      out.Add("disk.readMBPerSec", SectorsToMiB(read_delta) / (now - last_time_));
-      out.Add("disk.writeMBPerSec", SectorsToMiB(write_delta) / (now - last_time_));
+      out.Add(disk_metrics::kReadRate, SectorsToMiB(read_delta) / (now - last_time_));
+      out.Add(disk_metrics::kWriteRate, SectorsToMiB(write_delta) / (now - last_time_));
     }
     have_previous_ = true;
     last_time_ = now;
@@ -147,8 +148,8 @@ class DiskIoCollector final : public Collector {
     }
     for (const auto& name : SelectDiskDevices(disk_paths_, mounts, disks, is_physical)) {
       Device device;
-      device.in_key = fmt::format("disk.{}.in", name);
-      device.out_key = fmt::format("disk.{}.out", name);
+      device.in_key = MetricKey(disk_metrics::kDeviceRead, name);
+      device.out_key = MetricKey(disk_metrics::kDeviceWritten, name);
       devices_[name] = std::move(device);
     }
   }
@@ -214,7 +215,7 @@ std::vector<std::string> SelectDiskDevices(
   return {chosen.begin(), chosen.end()};
 }
 
-std::unique_ptr<Collector> MakeDiskIoCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeDiskIoCollector(const CollectorContext& ctx) {
   return std::make_unique<DiskIoCollector>(ctx);
 }
 

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "collectors/linux/disk/disk_metrics.hpp"
 #include "collectors/linux/linux_collectors.hpp"
 
 namespace runmon {
@@ -19,10 +20,10 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 class DiskUsageCollector final : public Collector {
  public:
-  explicit DiskUsageCollector(const LinuxCollectorContext& ctx) : stat_(ctx.stat_filesystem) {
+  explicit DiskUsageCollector(const CollectorContext& ctx) : stat_(ctx.stat_filesystem) {
     for (const auto& path : ctx.settings.disk_paths) {
       paths_.push_back(
-          {path, fmt::format("disk.{}.usagePercent", path), fmt::format("disk.{}.usageGB", path)});
+          {path, MetricKey(disk_metrics::kUsagePercent, path), MetricKey(disk_metrics::kUsageGB, path)});
     }
   }
 
@@ -68,7 +69,7 @@ Result<FilesystemUsage> StatFilesystem(const std::string& path) {
   return usage;
 }
 
-std::unique_ptr<Collector> MakeDiskUsageCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeDiskUsageCollector(const CollectorContext& ctx) {
   return std::make_unique<DiskUsageCollector>(ctx);
 }
 

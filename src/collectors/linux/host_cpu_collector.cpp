@@ -4,6 +4,7 @@
 // hot-plugged back in restarts them) are treated as a fresh start.
 #include <fmt/format.h>
 
+#include "collectors/linux/cpu/cpu_metrics.hpp"
 #include "collectors/linux/linux_collectors.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
 #include "host/file_reader.hpp"
@@ -21,10 +22,10 @@ std::optional<double> BusyPercent(const CpuTimes& now, const std::optional<CpuTi
 
 class HostCpuCollector final : public Collector {
  public:
-  explicit HostCpuCollector(const LinuxCollectorContext& ctx)
+  explicit HostCpuCollector(const CollectorContext& ctx)
       : stat_file_(ctx.paths.Proc("stat"), Generated::kWhole), per_core_(ctx.settings.per_core_cpu) {}
 
-  std::string_view Name() const override { return "cpu"; }
+  std::string_view Name() const override { return cpu_metrics::kHostCpu.source; }
 
   Status Collect(const Tick&, MetricBatch& out) override {
     auto text = stat_file_.Read();
@@ -32,7 +33,7 @@ class HostCpuCollector final : public Collector {
     auto stat = ParseProcStat(*text);
     if (!stat) return Error{FileError(stat_file_.path(), stat.error())};
     if (auto percent = BusyPercent(stat->all, previous_ ? std::optional(previous_->all) : std::nullopt)) {
-      out.Add("cpu_percent", *percent);
+      out.Add(cpu_metrics::kHostCpu, *percent);
     }
     if (per_core_) {
       for (size_t i = 0; i < stat->per_cpu.size(); ++i) {
@@ -40,7 +41,7 @@ class HostCpuCollector final : public Collector {
         std::optional<CpuTimes> before;
         if (previous_ && i < previous_->per_cpu.size()) before = previous_->per_cpu[i];
         if (auto percent = BusyPercent(*stat->per_cpu[i], before)) {
-          out.Add(fmt::format("cpu.{}.cpu_percent", i), *percent);
+          out.Add(cpu_metrics::kCoreCpu, std::to_string(i), *percent);
         }
       }
     }
@@ -56,7 +57,7 @@ class HostCpuCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> MakeHostCpuCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeHostCpuCollector(const CollectorContext& ctx) {
   return std::make_unique<HostCpuCollector>(ctx);
 }
 

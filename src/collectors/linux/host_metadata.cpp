@@ -76,8 +76,7 @@ std::string HostName() {
   return name;
 }
 
-nlohmann::json ProbeHostMetadata(const LinuxCollectorContext& ctx,
-                                 const std::vector<std::string>& environment) {
+nlohmann::json ProbeHostMetadata(const CollectorContext& ctx, const std::vector<std::string>& environment) {
   nlohmann::json meta = nlohmann::json::object();
   meta["os"] = OsString();
   if (auto host = HostName(); !host.empty()) meta["host"] = host;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "collectors/linux/linux_collectors.hpp"
+#include "collectors/linux/memory/memory_metrics.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
 #include "collectors/linux/parse/text.hpp"
 #include "host/file_reader.hpp"
@@ -16,7 +17,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 class MemoryCollector final : public Collector {
  public:
-  explicit MemoryCollector(const LinuxCollectorContext& ctx)
+  explicit MemoryCollector(const CollectorContext& ctx)
       : meminfo_file_(ctx.paths.Proc("meminfo"), Generated::kWhole),
         limit_bytes_(ctx.facts.cgroup.memory_limit_bytes) {
     if (limit_bytes_) usage_file_ = KeptOpenFile(ctx.facts.cgroup.memory_usage_file, Generated::kWhole);
@@ -32,8 +33,8 @@ class MemoryCollector final : public Collector {
       if (usage) {
         const double limit = static_cast<double>(*limit_bytes_);
         const double used = static_cast<double>(*usage);
-        out.Add("memory_percent", used / limit * 100.0);
-        out.Add("proc.memory.availableMB", std::max(0.0, limit - used) / kMiB);
+        out.Add(memory_metrics::kUsedPercent, used / limit * 100.0);
+        out.Add(memory_metrics::kAvailable, std::max(0.0, limit - used) / kMiB);
         return OkStatus();
       }
       usage_problem = text ? FileError(usage_file_.path(), "not a byte count") : text.error();
@@ -48,8 +49,8 @@ class MemoryCollector final : public Collector {
     }
     const double total = static_cast<double>(info->total_bytes);
     const double avail = static_cast<double>(std::min(*available, info->total_bytes));
-    out.Add("memory_percent", (total - avail) / total * 100.0);
-    out.Add("proc.memory.availableMB", avail / kMiB);
+    out.Add(memory_metrics::kUsedPercent, (total - avail) / total * 100.0);
+    out.Add(memory_metrics::kAvailable, avail / kMiB);
     // The host's numbers stand in for the cgroup's this tick: degraded, and said why.
     if (!usage_problem.empty()) return Error{usage_problem + " (host memory used instead)"};
     return OkStatus();
@@ -63,7 +64,7 @@ class MemoryCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> MakeMemoryCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeMemoryCollector(const CollectorContext& ctx) {
   return std::make_unique<MemoryCollector>(ctx);
 }
 

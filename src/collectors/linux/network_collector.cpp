@@ -6,6 +6,7 @@
 #include <map>
 
 #include "collectors/linux/linux_collectors.hpp"
+#include "collectors/linux/network/network_metrics.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
 #include "host/file_reader.hpp"
 
@@ -14,10 +15,10 @@ namespace {
 
 class NetworkCollector final : public Collector {
  public:
-  explicit NetworkCollector(const LinuxCollectorContext& ctx)
+  explicit NetworkCollector(const CollectorContext& ctx)
       : dev_file_(ctx.paths.Proc("net/dev"), Generated::kShortRecords), clocks_(ctx.clocks) {}
 
-  std::string_view Name() const override { return "network"; }
+  std::string_view Name() const override { return network_metrics::kSent.source; }
 
   Status Collect(const Tick&, MetricBatch& out) override {
     auto text = dev_file_.Read();
@@ -48,11 +49,11 @@ class NetworkCollector final : public Collector {
     }
     sent_total_ += sent_delta;
     recv_total_ += recv_delta;
-    out.Add("network.sent", static_cast<double>(sent_total_));
-    out.Add("network.recv", static_cast<double>(recv_total_));
+    out.Add(network_metrics::kSent, static_cast<double>(sent_total_));
+    out.Add(network_metrics::kReceived, static_cast<double>(recv_total_));
     if (have_baseline_ && now > last_time_) {
-      out.Add("network.sentBytesPerSec", static_cast<double>(sent_delta) / (now - last_time_));
-      out.Add("network.recvBytesPerSec", static_cast<double>(recv_delta) / (now - last_time_));
+      out.Add(network_metrics::kSendRate, static_cast<double>(sent_delta) / (now - last_time_));
+      out.Add(network_metrics::kReceiveRate, static_cast<double>(recv_delta) / (now - last_time_));
     }
     have_baseline_ = true;
     last_time_ = now;
@@ -76,7 +77,7 @@ class NetworkCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> MakeNetworkCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeNetworkCollector(const CollectorContext& ctx) {
   return std::make_unique<NetworkCollector>(ctx);
 }
 

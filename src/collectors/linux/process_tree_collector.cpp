@@ -37,6 +37,7 @@
 
 #include "collectors/linux/linux_collectors.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
+#include "collectors/linux/process/process_metrics.hpp"
 #include "collectors/linux/process_cpu_ledger.hpp"
 #include "collectors/linux/run_tree.hpp"
 #include "core/warning_limiter.hpp"
@@ -72,7 +73,7 @@ struct Refreshed {
 
 class ProcessTreeCollector final : public Collector {
  public:
-  explicit ProcessTreeCollector(const LinuxCollectorContext& ctx)
+  explicit ProcessTreeCollector(const CollectorContext& ctx)
       : paths_(ctx.paths),
         clocks_(ctx.clocks),
         run_tree_(ctx.paths, ctx.pid, ctx.settings.track_process_tree),
@@ -124,7 +125,8 @@ class ProcessTreeCollector final : public Collector {
       const double age = now_boot - static_cast<double>(root_process.start_time_ticks) / ticks_per_second();
       std::vector<const LedgerEntry*> entries;
       for (const auto& p : processes_) entries.push_back(&p->cpu);
-      if (auto cpu = ledger_.LifetimePercent(entries, root_process.cpu, age)) out.Add("cpu", *cpu);
+      if (auto cpu = ledger_.LifetimePercent(entries, root_process.cpu, age))
+        out.Add(process_metrics::kCpu, *cpu);
       AddSums(out);
       return OkStatus();
     }
@@ -149,7 +151,7 @@ class ProcessTreeCollector final : public Collector {
     adopted_this_tick_.clear();
 
     // Processes that all vanished unseen leave no value, never a made-up 0.
-    if (auto cpu = ledger_.EndTick(any_there && root_readable_)) out.Add("cpu", *cpu);
+    if (auto cpu = ledger_.EndTick(any_there && root_readable_)) out.Add(process_metrics::kCpu, *cpu);
     if (processes_.empty()) {
       // The run's processes are gone (the last of them may have been seen as a zombie just now, whose last
       // interval of CPU was reported above); host metrics carry on.
@@ -326,10 +328,11 @@ class ProcessTreeCollector final : public Collector {
       }
     }
     if (!any_running) return;
-    out.Add("proc.cpu.threads", threads);
+    out.Add(process_metrics::kThreads, threads);
     if (!rss_known || !any_rss) return;
-    out.Add("proc.memory.rssMB", rss_bytes / kMiB);
-    if (memory_denominator_ > 0) out.Add("proc.memory.percent", rss_bytes / memory_denominator_ * 100.0);
+    out.Add(process_metrics::kResidentMemory, rss_bytes / kMiB);
+    if (memory_denominator_ > 0)
+      out.Add(process_metrics::kMemoryPercent, rss_bytes / memory_denominator_ * 100.0);
   }
 
   std::optional<uint64_t> ResidentBytes(Process& p) {
@@ -482,7 +485,7 @@ class ProcessTreeCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> MakeProcessTreeCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeProcessTreeCollector(const CollectorContext& ctx) {
   return std::make_unique<ProcessTreeCollector>(ctx);
 }
 

@@ -5,6 +5,7 @@
 
 #include "collectors/linux/linux_collectors.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
+#include "collectors/linux/self/self_metrics.hpp"
 #include "host/file_reader.hpp"
 
 namespace runmon {
@@ -23,7 +24,7 @@ double ProcessCpuSeconds() {
 
 class SelfCostCollector final : public Collector {
  public:
-  explicit SelfCostCollector(const LinuxCollectorContext& ctx)
+  explicit SelfCostCollector(const CollectorContext& ctx)
       : statm_file_(ctx.paths.Proc("self/statm"), Generated::kWhole),
         clocks_(ctx.clocks),
         page_bytes_(static_cast<double>(ctx.facts.page_size_bytes)) {
@@ -37,14 +38,14 @@ class SelfCostCollector final : public Collector {
     const double cpu = ProcessCpuSeconds();
     const double now = clocks_.monotonic_seconds();
     if (tick.index > 0 && now > last_time_)
-      out.Add("runmon.cpuPercent", 100.0 * (cpu - last_cpu_) / (now - last_time_));
+      out.Add(self_metrics::kCpuPercent, 100.0 * (cpu - last_cpu_) / (now - last_time_));
     last_cpu_ = cpu;
     last_time_ = now;
     auto text = statm_file_.Read();
     if (!text) return Error{text.error()};
     auto pages = ParsePidStatmResidentPages(*text);
     if (!pages) return Error{FileError(statm_file_.path(), pages.error())};
-    out.Add("runmon.rssMB", static_cast<double>(*pages) * page_bytes_ / kMiB);
+    out.Add(self_metrics::kResidentMemory, static_cast<double>(*pages) * page_bytes_ / kMiB);
     return OkStatus();
   }
 
@@ -58,7 +59,7 @@ class SelfCostCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> MakeSelfCostCollector(const LinuxCollectorContext& ctx) {
+std::unique_ptr<Collector> MakeSelfCostCollector(const CollectorContext& ctx) {
   return std::make_unique<SelfCostCollector>(ctx);
 }
 

@@ -22,7 +22,7 @@
 namespace runmon {
 
 struct NvidiaOptions {
-  std::string library_path;                         // empty: RUNMON_NVML_LIBRARY, else libnvidia-ml.so.1
+  std::string library_path;                         // empty: libnvidia-ml.so.1
   std::optional<std::vector<unsigned>> device_ids;  // x_stats_gpu_device_ids: NVML indices to report
   std::optional<std::string> cuda_visible_devices;  // the run's CUDA_VISIBLE_DEVICES, for CUDA ordinals
   std::optional<long> pid;                          // root of the monitored tree: gpu.process.{i}.*

@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <initializer_list>
 
 #include <fmt/format.h>
@@ -27,11 +26,7 @@ void Resolve(void* handle, Function& target, std::initializer_list<const char*> 
 }  // namespace
 
 Result<std::unique_ptr<Library>> Library::Open(const std::string& path) {
-  std::string chosen = path;
-  if (chosen.empty()) {
-    const char* overridden = std::getenv("RUNMON_NVML_LIBRARY");
-    chosen = overridden != nullptr && *overridden != '\0' ? overridden : "libnvidia-ml.so.1";
-  }
+  const std::string chosen = path.empty() ? "libnvidia-ml.so.1" : path;
   ::dlerror();
   void* handle = ::dlopen(chosen.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {

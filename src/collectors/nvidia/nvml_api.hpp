@@ -3,7 +3,7 @@
 // checked by static_assert). Each function is resolved newest version first (_v3, _v2, plain); a function
 // the installed driver lacks stays null and the metrics that need it are simply absent.
 // The library is libnvidia-ml.so.1 (never the unversioned .so, which only development packages install),
-// or the path in RUNMON_NVML_LIBRARY.
+// or the path the app takes from RUNMON_NVML_LIBRARY (nvidia_family.cpp).
 #pragma once
 
 #include <cstddef>
@@ -173,7 +173,7 @@ struct Functions {
 // A loaded and initialised NVML. Shut down and unloaded when destroyed.
 class Library {
  public:
-  // Opens the library at `path` (empty: RUNMON_NVML_LIBRARY, else libnvidia-ml.so.1) and resolves its
+  // Opens the library at `path` (empty: libnvidia-ml.so.1) and resolves its
   // functions; quick, no driver call. Errors say why in words: not installed, not a library, not NVML.
   static Result<std::unique_ptr<Library>> Open(const std::string& path = {});
   // nvmlInit: the first driver call, which can be slow (or hang, with a wedged driver). Errors carry

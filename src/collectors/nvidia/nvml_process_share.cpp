@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "collectors/nvidia/nvidia_metrics.hpp"
+
 namespace runmon::nvidia {
 
 using nvml::Return;
@@ -60,20 +62,22 @@ void ProcessShare::Sample(GpuDevice& device, const DeviceValues& values, MetricB
     }
   }
   if (ours.empty()) return;
-  const std::string prefix = fmt::format("gpu.process.{}.", device.key_index);
-  const auto add = [&](std::string_view leaf, double value) { out.Add(prefix + std::string(leaf), value); };
-  if (auto utilization = TreeSmUtilization(device, ours)) add("gpu", *utilization);
-  if (values.memory) add("memory", *values.memory);
+  using namespace nvidia_metrics;
+  const std::string index = fmt::format("{}", device.key_index);
+  const auto add = [&](const MetricDescriptor& metric, double value) { out.Add(metric, index, value); };
+  if (auto utilization = TreeSmUtilization(device, ours)) add(kProcessGpu, *utilization);
+  if (values.memory) add(kProcessMemory, *values.memory);
   if (memory_known) {
     if (values.memory_total)
-      add("memoryAllocated", 100.0 * static_cast<double>(memory) / static_cast<double>(*values.memory_total));
-    add("memoryAllocatedBytes", static_cast<double>(memory));
+      add(kProcessMemoryAllocated,
+          100.0 * static_cast<double>(memory) / static_cast<double>(*values.memory_total));
+    add(kProcessMemoryAllocatedBytes, static_cast<double>(memory));
   }
-  if (values.temp) add("temp", *values.temp);
-  if (values.power_watts) add("powerWatts", *values.power_watts);
-  if (values.power_limit_watts) add("enforcedPowerLimitWatts", *values.power_limit_watts);
+  if (values.temp) add(kProcessTemp, *values.temp);
+  if (values.power_watts) add(kProcessPowerWatts, *values.power_watts);
+  if (values.power_limit_watts) add(kProcessEnforcedPowerLimitWatts, *values.power_limit_watts);
   if (values.power_watts && values.power_limit_watts)
-    add("powerPercent", 100.0 * *values.power_watts / *values.power_limit_watts);
+    add(kProcessPowerPercent, 100.0 * *values.power_watts / *values.power_limit_watts);
 }
 
 // The tree's SM utilisation since the last tick: per process, the mean of NVML's samples newer than the

@@ -11,34 +11,37 @@
 
 #include <fmt/format.h>
 
+#include "collectors/nvidia/nvidia_metrics.hpp"
+
 namespace runmon::nvidia {
 namespace {
 
 using nvml::Return;
+namespace metrics = nvidia_metrics;
 
-// GPM metrics: NVML id, key leaf, factor (PCIe and NVLink come in MiB/s; runmon reports bytes/s).
+// GPM metrics: NVML id, metric, factor (PCIe and NVLink come in MiB/s; runmon reports bytes/s).
 struct GpmKey {
   unsigned id;
-  std::string_view leaf;
+  const MetricDescriptor* metric;
   double factor;
 };
 constexpr std::array kGpmKeys = {
-    GpmKey{2, "smActive", 1.0},
-    GpmKey{3, "smOccupancy", 1.0},
-    GpmKey{5, "pipeTensorActive", 1.0},
-    GpmKey{10, "dramActive", 1.0},
-    GpmKey{11, "pipeFp64Active", 1.0},
-    GpmKey{12, "pipeFp32Active", 1.0},
-    GpmKey{13, "pipeFp16Active", 1.0},
-    GpmKey{7, "pipeTensorHmmaActive", 1.0},
-    GpmKey{20, "pcieTxBytes", 1048576.0},
-    GpmKey{21, "pcieRxBytes", 1048576.0},
-    GpmKey{61, "nvlinkTxBytes", 1048576.0},
-    GpmKey{60, "nvlinkRxBytes", 1048576.0},
+    GpmKey{2, &metrics::kSmActive, 1.0},
+    GpmKey{3, &metrics::kSmOccupancy, 1.0},
+    GpmKey{5, &metrics::kPipeTensorActive, 1.0},
+    GpmKey{10, &metrics::kDramActive, 1.0},
+    GpmKey{11, &metrics::kPipeFp64Active, 1.0},
+    GpmKey{12, &metrics::kPipeFp32Active, 1.0},
+    GpmKey{13, &metrics::kPipeFp16Active, 1.0},
+    GpmKey{7, &metrics::kPipeTensorHmmaActive, 1.0},
+    GpmKey{20, &metrics::kPcieTxBytes, 1048576.0},
+    GpmKey{21, &metrics::kPcieRxBytes, 1048576.0},
+    GpmKey{61, &metrics::kNvlinkTxBytes, 1048576.0},
+    GpmKey{60, &metrics::kNvlinkRxBytes, 1048576.0},
 };
 static_assert(kGpmKeys.size() <= nvml::kGpmMetricsCapacity);
 
-void SampleGpm(const nvml::Library& library, GpuDevice& device, const std::string& prefix, MetricBatch& out) {
+void SampleGpm(const nvml::Library& library, GpuDevice& device, const std::string& index, MetricBatch& out) {
   const nvml::Functions& api = library.api();
   DeviceHealth& health = device.health;
   if (health.off.test(kGpm) || health.lost || api.gpm_sample_alloc == nullptr ||
@@ -61,7 +64,7 @@ void SampleGpm(const nvml::Library& library, GpuDevice& device, const std::strin
     if (Handle(library, health, kGpm, api.gpm_metrics_get(&request), "GPM")) {
       for (size_t i = 0; i < kGpmKeys.size(); ++i) {
         if (request.metrics[i].nvml_return != nvml::kSuccess) continue;
-        out.Add(prefix + std::string(kGpmKeys[i].leaf), request.metrics[i].value * kGpmKeys[i].factor);
+        out.Add(*kGpmKeys[i].metric, index, request.metrics[i].value * kGpmKeys[i].factor);
       }
     }
   }
@@ -97,8 +100,8 @@ DeviceValues SampleDevice(const nvml::Library& library, GpuDevice& device, Metri
   const auto handled = [&](Family family, Return code, std::string_view what) {
     return Handle(library, health, family, code, what);
   };
-  const std::string prefix = fmt::format("gpu.{}.", device.key_index);
-  const auto add = [&](std::string_view leaf, double value) { out.Add(prefix + std::string(leaf), value); };
+  const std::string index = fmt::format("{}", device.key_index);
+  const auto add = [&](const MetricDescriptor& metric, double value) { out.Add(metric, index, value); };
   DeviceValues values;
 
   if (Ask(health, kUtilization, api.device_get_utilization_rates)) {
@@ -136,47 +139,51 @@ DeviceValues SampleDevice(const nvml::Library& library, GpuDevice& device, Metri
     }
   }
 
-  if (values.gpu) add("gpu", *values.gpu);
-  if (values.memory) add("memory", *values.memory);
+  if (values.gpu) add(metrics::kGpu, *values.gpu);
+  if (values.memory) add(metrics::kMemory, *values.memory);
   if (values.memory_total) {
-    add("memoryAllocated",
+    add(metrics::kMemoryAllocated,
         100.0 * static_cast<double>(*values.memory_used) / static_cast<double>(*values.memory_total));
-    add("memoryAllocatedBytes", static_cast<double>(*values.memory_used));
+    add(metrics::kMemoryAllocatedBytes, static_cast<double>(*values.memory_used));
   }
-  if (values.temp) add("temp", *values.temp);
-  if (values.power_watts) add("powerWatts", *values.power_watts);
-  if (values.power_limit_watts) add("enforcedPowerLimitWatts", *values.power_limit_watts);
+  if (values.temp) add(metrics::kTemp, *values.temp);
+  if (values.power_watts) add(metrics::kPowerWatts, *values.power_watts);
+  if (values.power_limit_watts) add(metrics::kEnforcedPowerLimitWatts, *values.power_limit_watts);
   if (values.power_watts && values.power_limit_watts) {
-    add("powerPercent", 100.0 * *values.power_watts / *values.power_limit_watts);
+    add(metrics::kPowerPercent, 100.0 * *values.power_watts / *values.power_limit_watts);
   }
 
-  static constexpr std::array<std::tuple<Family, unsigned, std::string_view>, 3> kClocks = {
-      std::tuple{kClockSm, nvml::kClockSm, "smClock"}, std::tuple{kClockMem, nvml::kClockMem, "memoryClock"},
-      std::tuple{kClockGraphics, nvml::kClockGraphics, "graphicsClock"}};
-  for (const auto& [family, clock, leaf] : kClocks) {
+  static constexpr std::array<std::tuple<Family, unsigned, const MetricDescriptor*>, 3> kClocks = {
+      std::tuple{kClockSm, nvml::kClockSm, &metrics::kSmClock},
+      std::tuple{kClockMem, nvml::kClockMem, &metrics::kMemoryClock},
+      std::tuple{kClockGraphics, nvml::kClockGraphics, &metrics::kGraphicsClock}};
+  for (const auto& [family, clock, metric] : kClocks) {
     if (!Ask(health, family, api.device_get_clock_info)) continue;
     unsigned mhz = 0;
-    if (handled(family, api.device_get_clock_info(device.handle, clock, &mhz), leaf)) add(leaf, mhz);
+    if (handled(family, api.device_get_clock_info(device.handle, clock, &mhz),
+                metrics::MetricLeaf(*metric))) {
+      add(*metric, mhz);
+    }
   }
-  static constexpr std::array<std::tuple<Family, unsigned, std::string_view>, 2> kEcc = {
-      std::tuple{kEccCorrected, nvml::kMemoryErrorCorrected, "correctedMemoryErrors"},
-      std::tuple{kEccUncorrected, nvml::kMemoryErrorUncorrected, "unCorrectedMemoryErrors"}};
-  for (const auto& [family, type, leaf] : kEcc) {
+  static constexpr std::array<std::tuple<Family, unsigned, const MetricDescriptor*>, 2> kEcc = {
+      std::tuple{kEccCorrected, nvml::kMemoryErrorCorrected, &metrics::kCorrectedMemoryErrors},
+      std::tuple{kEccUncorrected, nvml::kMemoryErrorUncorrected, &metrics::kUnCorrectedMemoryErrors}};
+  for (const auto& [family, type, metric] : kEcc) {
     if (!Ask(health, family, api.device_get_memory_error_counter)) continue;
     unsigned long long count = 0;
     // Volatile (since the driver loaded) device memory errors, as W&B reads them.
     if (handled(family,
                 api.device_get_memory_error_counter(device.handle, type, nvml::kVolatileEcc,
                                                     nvml::kMemoryLocationDevice, &count),
-                leaf)) {
-      add(leaf, static_cast<double>(count));
+                metrics::MetricLeaf(*metric))) {
+      add(*metric, static_cast<double>(count));
     }
   }
   if (Ask(health, kEncoder, api.device_get_encoder_utilization)) {
     unsigned utilization = 0, period = 0;
     if (handled(kEncoder, api.device_get_encoder_utilization(device.handle, &utilization, &period),
                 "encoder")) {
-      add("encoderUtilization", utilization);
+      add(metrics::kEncoderUtilization, utilization);
     }
   }
   if (api.device_get_fan_speed_v2 != nullptr || api.device_get_fan_speed != nullptr) {
@@ -185,14 +192,14 @@ DeviceValues SampleDevice(const nvml::Library& library, GpuDevice& device, Metri
       const Return code = api.device_get_fan_speed_v2 != nullptr
                               ? api.device_get_fan_speed_v2(device.handle, 0, &percent)
                               : api.device_get_fan_speed(device.handle, &percent);
-      if (handled(kFan, code, "fan")) add("fanSpeed", percent);
+      if (handled(kFan, code, "fan")) add(metrics::kFanSpeed, percent);
     }
   }
   if (Ask(health, kClockReasons, api.device_get_clocks_event_reasons)) {
     unsigned long long reasons = 0;
     if (handled(kClockReasons, api.device_get_clocks_event_reasons(device.handle, &reasons),
                 "clock event reasons")) {
-      add("clocksEventReasons", static_cast<double>(reasons));
+      add(metrics::kClocksEventReasons, static_cast<double>(reasons));
     }
   }
   if (Ask(health, kEnergy, api.device_get_total_energy_consumption)) {
@@ -200,10 +207,10 @@ DeviceValues SampleDevice(const nvml::Library& library, GpuDevice& device, Metri
     if (handled(kEnergy, api.device_get_total_energy_consumption(device.handle, &millijoules), "energy")) {
       if (!device.energy_start_mj || millijoules < *device.energy_start_mj)
         device.energy_start_mj = millijoules;
-      add("energyJoules", static_cast<double>(millijoules - *device.energy_start_mj) / 1000.0);
+      add(metrics::kEnergyJoules, static_cast<double>(millijoules - *device.energy_start_mj) / 1000.0);
     }
   }
-  SampleGpm(library, device, prefix, out);
+  SampleGpm(library, device, index, out);
   return values;
 }
 

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <random>
@@ -190,13 +189,8 @@ struct HttpFetcher::Impl {
         libcurl->easy_setopt(curl, CURLOPT_PROXY, "");  // "" also ignores the environment's proxies
         break;
       case ProxyMode::kEnvironment: {
-        const char* from_environment = std::getenv("no_proxy");
-        if (from_environment == nullptr || *from_environment == '\0') {
-          from_environment = std::getenv("NO_PROXY");
-        }
-        no_proxy = from_environment != nullptr && *from_environment != '\0'
-                       ? fmt::format("{},{}", from_environment, kLoopback)
-                       : std::string(kLoopback);
+        no_proxy = options.no_proxy.empty() ? std::string(kLoopback)
+                                            : fmt::format("{},{}", options.no_proxy, kLoopback);
         libcurl->easy_setopt(curl, CURLOPT_NOPROXY, no_proxy.c_str());
         break;
       }

@@ -55,6 +55,9 @@ struct FetchOptions {
   long max_redirects = 3;
   ProxyMode proxy = ProxyMode::kNone;
   std::string proxy_url;  // kUrl
+  // kEnvironment: the environment's no_proxy (else NO_PROXY), handed in by the family's factory (collectors
+  // never read the environment); loopback is added to it. libcurl reads the proxies themselves.
+  std::string no_proxy;
 };
 
 // What the last Fetch did, for tests and diagnostics.

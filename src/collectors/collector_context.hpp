@@ -1,0 +1,65 @@
+// What every collector family is started with: where the host's trees are (HostPaths), the settings, the
+// facts detected once at start-up, the clocks, the monitored process, the environment (injected: no
+// collector reads it itself) and where a collector hands over what it learns (metadata, config items,
+// warnings). Nothing here is Linux's own: a family on another platform reads the fields it needs.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "collectors/collector.hpp"
+#include "collectors/linux/cgroup_limits.hpp"
+
+namespace runmon {
+
+struct HostFacts {
+  unsigned logical_cpus = 0;  // online (else present) logical CPUs (0 when unknown)
+  uint64_t memory_total_bytes = 0;
+  CgroupLimits cgroup;  // empty with x_stats_no_cgroup
+  long clock_ticks_per_second = 100;
+  long page_size_bytes = 4096;
+};
+
+// statvfs of one path, in bytes.
+struct FilesystemUsage {
+  uint64_t total_bytes = 0;
+  uint64_t used_bytes = 0;
+  uint64_t available_bytes = 0;  // to unprivileged users (f_bavail)
+};
+using FilesystemStatFunction = std::function<Result<FilesystemUsage>(const std::string& path)>;
+Result<FilesystemUsage> StatFilesystem(const std::string& path);
+
+struct CollectorContext {
+  HostPaths paths;
+  Settings settings;
+  HostFacts facts;
+  Clocks clocks;
+  std::optional<long> pid;  // the monitored process, when process metrics are on
+  FilesystemStatFunction stat_filesystem = StatFilesystem;
+  // runmon's own environment, read once by the app: a collector never calls getenv (tests inject it).
+  std::map<std::string, std::string> environment;
+  // Accelerators: the run's CUDA_VISIBLE_DEVICES (for CUDA ordinals), where a collector that learns facts
+  // only once it runs (GPU names, UUIDs) hands them over, and where a collector that was asked for
+  // explicitly but cannot start says why.
+  std::optional<std::string> cuda_visible_devices;
+  std::function<void(const nlohmann::json&)> publish_metadata;
+  std::function<void(const std::string&)> warn;
+  // Where a collector hands over a run config item (a W&B config record): the OpenMetrics collectors' index
+  // -> labels tables under "_runmon.openmetrics" (spec/metrics.md A.2.7). May be null (runmon sample); called
+  // from the collectors' lanes, one call at a time.
+  std::function<void(const std::string& key, const nlohmann::json& value)> publish_config;
+  // The vendor-tool families (next issues) will find a tool runner (host/tool_runner.hpp) here.
+};
+
+// A variable of ctx.environment with a non-empty value, or nullopt.
+std::optional<std::string> EnvironmentValue(const CollectorContext& ctx, const std::string& name);
+
+// "NAME=VALUE" strings (environ's form) as a map; an entry without '=' is left out.
+std::map<std::string, std::string> EnvironmentMap(const std::vector<std::string>& entries);
+
+}  // namespace runmon
