@@ -30,4 +30,9 @@ std::map<std::string, std::string> EnvironmentMap(const std::vector<std::string>
   return out;
 }
 
+std::string ToolSearchPath(const CollectorContext& ctx) {
+  if (auto path = EnvironmentValue(ctx, "PATH")) return *path;
+  return ToolCommand{}.search_path;
+}
+
 }  // namespace runmon

@@ -14,6 +14,8 @@
 
 #include "collectors/collector.hpp"
 #include "collectors/linux/cgroup_limits.hpp"
+#include "host/streaming_tool.hpp"
+#include "host/tool_runner.hpp"
 
 namespace runmon {
 
@@ -53,8 +55,17 @@ struct CollectorContext {
   // -> labels tables under "_runmon.openmetrics" (spec/metrics.md A.2.7). May be null (runmon sample); called
   // from the collectors' lanes, one call at a time.
   std::function<void(const std::string& key, const nlohmann::json& value)> publish_config;
-  // The vendor-tool families (next issues) will find a tool runner (host/tool_runner.hpp) here.
+  // The host's tool runner, through which a family runs a vendor tool (rocm-smi once per tick,
+  // neuron-monitor streaming): never a fork or a shell of its own, so that tests hand it fake tools. The
+  // tool's search path is ToolSearchPath(ctx), the injected environment's PATH.
+  std::function<Result<ToolOutput>(const ToolCommand&, const ToolLimits&)> run_tool = RunTool;
+  std::function<std::unique_ptr<StreamingTool>(ToolCommand, StreamingToolOptions,
+                                               StreamingTool::DocumentHandler, StreamingTool::WarningHandler)>
+      start_streaming_tool = StartStreamingTool;
 };
+
+// The PATH of ctx.environment, or the system's default search path when it has none.
+std::string ToolSearchPath(const CollectorContext& ctx);
 
 // A variable of ctx.environment with a non-empty value, or nullopt.
 std::optional<std::string> EnvironmentValue(const CollectorContext& ctx, const std::string& name);

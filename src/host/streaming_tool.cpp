@@ -173,4 +173,11 @@ void StreamingTool::HandleLine(std::string_view line) {
   on_document_(std::move(document));
 }
 
+std::unique_ptr<StreamingTool> StartStreamingTool(ToolCommand command, StreamingToolOptions options,
+                                                  StreamingTool::DocumentHandler on_document,
+                                                  StreamingTool::WarningHandler on_warning) {
+  return std::make_unique<StreamingTool>(std::move(command), options, std::move(on_document),
+                                         std::move(on_warning));
+}
+
 }  // namespace runmon

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -78,5 +79,11 @@ class StreamingTool {
   std::mutex stop_mutex_;       // one Stop joins the reader; others wait for it
   std::thread reader_;
 };
+
+// A StreamingTool started (the constructor's arguments): the default of
+// CollectorContext::start_streaming_tool.
+std::unique_ptr<StreamingTool> StartStreamingTool(ToolCommand command, StreamingToolOptions options,
+                                                  StreamingTool::DocumentHandler on_document,
+                                                  StreamingTool::WarningHandler on_warning);
 
 }  // namespace runmon

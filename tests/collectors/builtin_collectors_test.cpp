@@ -4,11 +4,16 @@
 // still arrive in the same sample.
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "collectors/builtin.hpp"
 #include "fixture_tree.hpp"
@@ -196,6 +201,47 @@ TEST(CollectorContext, EnvironmentFromEnvironStrings) {
   EXPECT_EQ(EnvironmentValue(ctx, "A"), "1");
   EXPECT_EQ(EnvironmentValue(ctx, "EMPTY"), std::nullopt);
   EXPECT_EQ(EnvironmentValue(ctx, "MISSING"), std::nullopt);
+}
+
+TEST(CollectorContext, ToolsRunThroughTheHostRunnerOnTheInjectedPath) {
+  CollectorContext ctx;
+  EXPECT_EQ(ToolSearchPath(ctx), ToolCommand{}.search_path);
+  const std::string tools = ::testing::TempDir() + "/context-tools";
+  std::filesystem::create_directories(tools);
+  const std::string tool = tools + "/vendor-smi";
+  {
+    std::ofstream script(tool);
+    script << "#!/bin/sh\necho \"{\\\"devices\\\": $#}\"\n";
+  }
+  std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
+  ctx.environment = {{"PATH", tools}};
+  ASSERT_EQ(ToolSearchPath(ctx), tools);
+
+  // The default runner is the host's: the tool is found on the context's PATH, not runmon's.
+  ToolCommand once{.executable = "vendor-smi", .arguments = {"--json"}, .search_path = ToolSearchPath(ctx)};
+  auto output = ctx.run_tool(once, ToolLimits{});
+  ASSERT_TRUE(output) << output.error();
+  EXPECT_EQ(output->stdout_text, "{\"devices\": 1}\n");
+
+  std::mutex mutex;
+  std::condition_variable arrived;
+  std::vector<nlohmann::json> documents;
+  ToolCommand streaming{
+      .executable = "vendor-smi", .arguments = {"a", "b"}, .search_path = ToolSearchPath(ctx)};
+  auto stream = ctx.start_streaming_tool(
+      streaming, StreamingToolOptions{.restart_initial_seconds = 0.05, .restart_max_seconds = 0.05},
+      [&](nlohmann::json document) {
+        std::lock_guard lock(mutex);
+        documents.push_back(std::move(document));
+        arrived.notify_all();
+      },
+      [](const std::string&) {});
+  {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(arrived.wait_for(lock, std::chrono::seconds(10), [&] { return !documents.empty(); }));
+    EXPECT_EQ(documents.front(), nlohmann::json({{"devices", 2}}));
+  }
+  stream->Stop();
 }
 
 }  // namespace
