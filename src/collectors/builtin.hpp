@@ -22,18 +22,18 @@ namespace runmon {
 
 // What starting a family gives: its collectors, or why there are none.
 struct FamilyStart {
-  std::vector<std::unique_ptr<Collector>> collectors;
-  std::string absent_reason;  // when `collectors` is empty: "no libnvidia-ml.so.1", "... not set"
+  std::vector<std::unique_ptr<Collector>> collectors = {};
+  std::string absent_reason = {};  // when `collectors` is empty: "no libnvidia-ml.so.1", "... not set"
   // Collectors that may block (statvfs on a dead network mount) go last in their lane, so that when the
   // sampler splits one off, it delays nothing after it for longer than one deadline.
   bool may_block = false;
 };
 
 struct CollectorFamily {
-  std::string_view name;
-  std::string_view lane;  // empty: a lane per collector, named after the collector
+  std::string_view name = {};
+  std::string_view lane = {};  // empty: a lane per collector, named after the collector
   bool enabled_by_default = true;
-  std::span<const std::string_view> settings;  // the x_stats_* settings (and variables) it reads
+  std::span<const std::string_view> settings = {};  // the x_stats_* settings (and variables) it reads
   FamilyStart (*start)(const CollectorContext& ctx) = nullptr;
   // Its part of the run's static metadata for `runmon info`, or why the family is unavailable; null when
   // it has none (then `start` says whether it is available).

@@ -27,28 +27,28 @@ enum class PrometheusType { kGauge, kCounter };
 // A key that shares a chart with its partner (a device's read and write): the chart's id and title, and
 // what this key adds to the series name. An empty chart_id: the key has a chart of its own.
 struct ChartMerge {
-  std::string_view chart_id;
-  std::string_view title;
-  std::string_view series_suffix;
+  std::string_view chart_id = {};
+  std::string_view title = {};
+  std::string_view series_suffix = {};
 };
 
 struct MetricDescriptor {
-  std::string_view pattern;  // key, with {placeholders} for the variable parts
-  std::string_view title;    // short human title for charts and tables
-  std::string_view unit;     // "%", "MiB", "GiB", "bytes", "bytes/s", "MiB/s", "count", "CPUs", "ms", ...
+  std::string_view pattern = {};  // key, with {placeholders} for the variable parts
+  std::string_view title = {};    // short human title for charts and tables
+  std::string_view unit = {};  // "%", "MiB", "GiB", "bytes", "bytes/s", "MiB/s", "count", "CPUs", "ms", ...
   MetricKind kind = MetricKind::kGauge;
   MetricSection section = MetricSection::kCpu;
-  std::string_view source;       // collector family as docs name it: cpu, memory, disk, process, ...
-  std::string_view description;  // what it measures and how it is computed (docs/metrics.md)
+  std::string_view source = {};       // collector family as docs name it: cpu, memory, disk, process, ...
+  std::string_view description = {};  // what it measures and how it is computed (docs/metrics.md)
   // Prometheus (export/prometheus_names.hpp derives the conversion to base units from `unit`).
-  std::string_view prometheus_name;
+  std::string_view prometheus_name = {};
   PrometheusType prometheus_type = PrometheusType::kGauge;
-  std::string_view prometheus_label;  // the label the {placeholder} becomes; empty without one
+  std::string_view prometheus_label = {};  // the label the {placeholder} becomes; empty without one
   // Charts (runview/metric_groups.hpp).
   ChartMerge merge = {};
-  int sidebar_rank = 0;            // 1, 2, ...: among the system sidebar's first charts; 0: catalog order
-  std::string_view series_label;   // "GPU": the placeholder's value shows as "GPU 0"; empty: as it is
-  std::string_view also_accepted;  // another spelling readers take for this key (W&B's), or empty
+  int sidebar_rank = 0;                // 1, 2, ...: among the system sidebar's first charts; 0: catalog order
+  std::string_view series_label = {};  // "GPU": the placeholder's value shows as "GPU 0"; empty: as it is
+  std::string_view also_accepted = {};  // another spelling readers take for this key (W&B's), or empty
 };
 
 // True when `key` matches `pattern` ({x} matches one or more characters, which may include dots).
