@@ -6,6 +6,12 @@
 
 namespace runmon {
 
+FamilyStart FamilyStart::Of(std::unique_ptr<Collector> collector) {
+  FamilyStart started;
+  started.collectors.push_back(std::move(collector));
+  return started;
+}
+
 std::vector<CollectorSpec> BuiltinCollectors(const CollectorContext& ctx) {
   std::vector<CollectorSpec> specs;
   std::vector<CollectorSpec> blocking;  // after the others of their lane (FamilyStart::may_block)

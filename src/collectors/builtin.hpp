@@ -27,6 +27,9 @@ struct FamilyStart {
   // Collectors that may block (statvfs on a dead network mount) go last in their lane, so that when the
   // sampler splits one off, it delays nothing after it for longer than one deadline.
   bool may_block = false;
+
+  // A family's start with one collector.
+  static FamilyStart Of(std::unique_ptr<Collector> collector);
 };
 
 struct CollectorFamily {

@@ -11,9 +11,7 @@ constexpr std::string_view kSettings[] = {"x_stats_no_cgroup"};
 
 FamilyStart Start(const CollectorContext& ctx) {
   if (ctx.settings.no_cgroup) return {.absent_reason = "x_stats_no_cgroup is set (--no-cgroup)"};
-  FamilyStart started;
-  started.collectors.push_back(MakeCgroupCollector(ctx));
-  return started;
+  return FamilyStart::Of(MakeCgroupCollector(ctx));
 }
 
 }  // namespace

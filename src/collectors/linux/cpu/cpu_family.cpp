@@ -10,9 +10,7 @@ namespace {
 constexpr std::string_view kSettings[] = {"x_stats_per_core_cpu"};
 
 FamilyStart Start(const CollectorContext& ctx) {
-  FamilyStart started;
-  started.collectors.push_back(MakeHostCpuCollector(ctx));
-  return started;
+  return FamilyStart::Of(MakeHostCpuCollector(ctx));
 }
 
 }  // namespace

@@ -12,9 +12,7 @@ namespace {
 constexpr std::string_view kSettings[] = {"x_stats_disk_paths"};
 
 FamilyStart StartIo(const CollectorContext& ctx) {
-  FamilyStart started;
-  started.collectors.push_back(MakeDiskIoCollector(ctx));
-  return started;
+  return FamilyStart::Of(MakeDiskIoCollector(ctx));
 }
 
 FamilyStart StartUsage(const CollectorContext& ctx) {

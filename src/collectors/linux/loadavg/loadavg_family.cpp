@@ -36,9 +36,7 @@ class LoadavgCollector final : public Collector {
 };
 
 FamilyStart Start(const CollectorContext& ctx) {
-  FamilyStart started;
-  started.collectors.push_back(std::make_unique<LoadavgCollector>(ctx));
-  return started;
+  return FamilyStart::Of(std::make_unique<LoadavgCollector>(ctx));
 }
 
 }  // namespace

@@ -11,9 +11,7 @@ constexpr std::string_view kSettings[] = {"x_stats_pid", "x_stats_track_process_
 
 FamilyStart Start(const CollectorContext& ctx) {
   if (!ctx.pid) return {.absent_reason = "no process to monitor (--pid 0, or runmon run --host-only)"};
-  FamilyStart started;
-  started.collectors.push_back(MakeProcessTreeCollector(ctx));
-  return started;
+  return FamilyStart::Of(MakeProcessTreeCollector(ctx));
 }
 
 }  // namespace

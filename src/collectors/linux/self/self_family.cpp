@@ -6,9 +6,7 @@ namespace runmon::collector_families {
 namespace {
 
 FamilyStart Start(const CollectorContext& ctx) {
-  FamilyStart started;
-  started.collectors.push_back(MakeSelfCostCollector(ctx));
-  return started;
+  return FamilyStart::Of(MakeSelfCostCollector(ctx));
 }
 
 }  // namespace
