@@ -38,6 +38,7 @@ constexpr std::array kUnits = {
     UnitRow{"W", {"watts", 1, 1}},
     UnitRow{"MHz", {"hertz", 1e6, 1}},
     UnitRow{"J", {"joules", 1, 1}},
+    UnitRow{"RPM", {"rpm", 1, 1}},
 };
 
 constexpr std::array kExporterMetrics = {kSamplesTotal, kLastSampleTimestamp, kUnexportedKeys,

@@ -234,7 +234,7 @@ TEST(MetricCatalog, PatternsAreUniqueAndWellFormed) {
   ASSERT_FALSE(catalog.empty());
   std::set<std::string_view> patterns;
   const std::set<std::string_view> units = {"%",    "MiB", "GiB", "bytes", "bytes/s", "MiB/s", "count",
-                                            "CPUs", "ms",  "°C",  "W",     "MHz",     "J",     "bitmask"};
+                                            "CPUs", "ms",  "°C",  "W",     "MHz",     "J",     "bitmask", "RPM"};
   for (const auto& d : catalog) {
     SCOPED_TRACE(std::string(d.pattern));
     EXPECT_TRUE(patterns.insert(d.pattern).second) << "duplicate pattern";

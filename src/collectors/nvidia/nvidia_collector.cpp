@@ -69,7 +69,7 @@ class NvidiaCollector final : public Collector {
 
   Status Start() {
     if (auto status = library_->Init(); !status) return status;
-    auto inventory = nvidia::DiscoverDevices(*library_, options_.device_ids);
+    auto inventory = nvidia::DiscoverDevices(*library_, options_.device_ids, options_.other_vendor_gpus);
     if (!inventory) return Error{inventory.error()};
     inventory_ = std::move(*inventory);
     for (const auto& device : inventory_.devices) {
@@ -81,7 +81,8 @@ class NvidiaCollector final : public Collector {
   }
 
   nlohmann::json Metadata() const {
-    return nvidia::DescribeRunGpus(*library_, inventory_, options_.cuda_visible_devices);
+    return nvidia::DescribeRunGpus(*library_, inventory_, options_.cuda_visible_devices,
+                                   options_.other_vendor_gpus);
   }
 
  private:

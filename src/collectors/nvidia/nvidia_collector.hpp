@@ -1,5 +1,6 @@
 // NVIDIA GPUs through NVML (metrics.md A.1, A.2.4, A.3, B 3; docs/collectors.md). Keys gpu.{i}.* use NVML's
-// device index i (as W&B does); MIG instances follow as devices of their own, numbered after the GPUs.
+// device index i (as W&B does); MIG instances follow as devices of their own, numbered after the GPUs of
+// every vendor (gpu/gpu_index.hpp).
 // The collector runs in a lane of its own ("nvidia"): a driver call that hangs holds only that lane.
 // nvmlInit and the device walk happen on its first Collect, in that lane, never on the main thread; the
 // metadata they yield (names, UUIDs, PCI bus ids, memory, NVML index and CUDA ordinal, driver and CUDA
@@ -24,6 +25,7 @@ namespace runmon {
 struct NvidiaOptions {
   std::string library_path;                         // empty: libnvidia-ml.so.1
   std::optional<std::vector<unsigned>> device_ids;  // x_stats_gpu_device_ids: NVML indices to report
+  unsigned other_vendor_gpus = 0;                   // AMD GPUs, numbered before the MIG instances
   std::optional<std::string> cuda_visible_devices;  // the run's CUDA_VISIBLE_DEVICES, for CUDA ordinals
   std::optional<long> pid;                          // root of the monitored tree: gpu.process.{i}.*
   bool whole_tree = true;                           // false: the root process alone (--no-process-tree)

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "collectors/builtin.hpp"
+#include "collectors/gpu/gpu_index.hpp"
 #include "collectors/nvidia/nvidia_collector.hpp"
 #include "config/settings.hpp"
 
@@ -19,6 +20,7 @@ NvidiaOptions OptionsFor(const CollectorContext& ctx) {
   if (auto it = ctx.settings.other.find("x_stats_gpu_device_ids"); it != ctx.settings.other.end()) {
     if (auto ids = ParseGpuDeviceIds(it->second)) nvidia.device_ids = *ids;  // validated with the settings
   }
+  nvidia.other_vendor_gpus = gpu::CountPciGpus(ctx.paths, gpu::GpuVendor::kAmd);
   nvidia.cuda_visible_devices = ctx.cuda_visible_devices;
   nvidia.pid = ctx.pid;
   nvidia.whole_tree = ctx.settings.track_process_tree;

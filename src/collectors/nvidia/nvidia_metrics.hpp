@@ -1,5 +1,5 @@
-// NVIDIA GPUs' metrics, read through NVML (nvidia_collector.cpp emits them). gpu.process.{i}.* come first:
-// gpu.{i}.* would match those keys too.
+// NVIDIA GPUs' own metrics, read through NVML (nvidia_collector.cpp emits them); the keys every GPU family
+// shares are in gpu/gpu_metrics.hpp. gpu.process.{i}.* come first: gpu.{i}.* would match those keys too.
 // The family's metric descriptors: each key is spelled here and nowhere else (core/metric_descriptor.hpp).
 #pragma once
 
@@ -9,42 +9,6 @@
 
 namespace runmon::nvidia_metrics {
 
-inline constexpr MetricDescriptor kProcessGpu{
-    .pattern = "gpu.process.{i}.gpu",
-    .title = "GPU utilization (run)",
-    .unit = "%",
-    .kind = MetricKind::kGauge,
-    .section = MetricSection::kGpu,
-    .source = "nvidia",
-    .description =
-        "SM utilization of the monitored process tree's own processes on GPU i since the last "
-        "sample (NVML process utilization samples, summed over the tree, at most 100). Absent "
-        "where NVML gives no per-process samples (MIG).",
-    .prometheus_name = "runmon_gpu_process_utilization_ratio",
-    .prometheus_label = "gpu",
-    .series_label = "GPU"};
-inline constexpr MetricDescriptor kProcessMemoryAllocatedBytes{
-    .pattern = "gpu.process.{i}.memoryAllocatedBytes",
-    .title = "GPU memory (run)",
-    .unit = "bytes",
-    .kind = MetricKind::kGauge,
-    .section = MetricSection::kGpu,
-    .source = "nvidia",
-    .description = "GPU memory used by the monitored process tree's own processes on GPU i.",
-    .prometheus_name = "runmon_gpu_process_memory_used_bytes",
-    .prometheus_label = "gpu",
-    .series_label = "GPU"};
-inline constexpr MetricDescriptor kProcessMemoryAllocated{
-    .pattern = "gpu.process.{i}.memoryAllocated",
-    .title = "GPU memory (run)",
-    .unit = "%",
-    .kind = MetricKind::kGauge,
-    .section = MetricSection::kGpu,
-    .source = "nvidia",
-    .description = "The tree's GPU memory as a share of GPU i's total memory.",
-    .prometheus_name = "runmon_gpu_process_memory_used_ratio",
-    .prometheus_label = "gpu",
-    .series_label = "GPU"};
 inline constexpr MetricDescriptor kProcessMemory{
     .pattern = "gpu.process.{i}.memory",
     .title = "GPU memory access (run)",
@@ -55,66 +19,6 @@ inline constexpr MetricDescriptor kProcessMemory{
     .description = "GPU i's memory access share (device-wide), present while the monitored tree uses GPU i.",
     .prometheus_name = "runmon_gpu_process_memory_access_ratio",
     .prometheus_label = "gpu",
-    .series_label = "GPU"};
-inline constexpr MetricDescriptor kProcessTemp{
-    .pattern = "gpu.process.{i}.temp",
-    .title = "GPU temperature (run)",
-    .unit = "°C",
-    .kind = MetricKind::kGauge,
-    .section = MetricSection::kGpu,
-    .source = "nvidia",
-    .description = "GPU i's temperature (device-wide), present while the monitored tree uses GPU i.",
-    .prometheus_name = "runmon_gpu_process_temperature_celsius",
-    .prometheus_label = "gpu",
-    .series_label = "GPU"};
-inline constexpr MetricDescriptor kProcessPowerWatts{
-    .pattern = "gpu.process.{i}.powerWatts",
-    .title = "GPU power (run)",
-    .unit = "W",
-    .kind = MetricKind::kGauge,
-    .section = MetricSection::kGpu,
-    .source = "nvidia",
-    .description = "GPU i's power (device-wide), present while the monitored tree uses GPU i.",
-    .prometheus_name = "runmon_gpu_process_power_watts",
-    .prometheus_label = "gpu",
-    .series_label = "GPU"};
-inline constexpr MetricDescriptor kProcessEnforcedPowerLimitWatts{
-    .pattern = "gpu.process.{i}.enforcedPowerLimitWatts",
-    .title = "GPU power limit (run)",
-    .unit = "W",
-    .kind = MetricKind::kGauge,
-    .section = MetricSection::kGpu,
-    .source = "nvidia",
-    .description = "GPU i's power limit (device-wide), present while the monitored tree uses GPU i.",
-    .prometheus_name = "runmon_gpu_process_power_limit_watts",
-    .prometheus_label = "gpu",
-    .series_label = "GPU"};
-inline constexpr MetricDescriptor kProcessPowerPercent{
-    .pattern = "gpu.process.{i}.powerPercent",
-    .title = "GPU power (run)",
-    .unit = "%",
-    .kind = MetricKind::kGauge,
-    .section = MetricSection::kGpu,
-    .source = "nvidia",
-    .description =
-        "GPU i's power as a share of its limit (device-wide), present while the monitored tree "
-        "uses GPU i.",
-    .prometheus_name = "runmon_gpu_process_power_ratio",
-    .prometheus_label = "gpu",
-    .series_label = "GPU"};
-inline constexpr MetricDescriptor kGpu{
-    .pattern = "gpu.{i}.gpu",
-    .title = "GPU utilization",
-    .unit = "%",
-    .kind = MetricKind::kGauge,
-    .section = MetricSection::kGpu,
-    .source = "nvidia",
-    .description =
-        "Share of the last sample period (1/6 s to 1 s, by product) in which a kernel ran on GPU "
-        "i.",
-    .prometheus_name = "runmon_gpu_utilization_ratio",
-    .prometheus_label = "gpu",
-    .sidebar_rank = 1,
     .series_label = "GPU"};
 inline constexpr MetricDescriptor kMemory{
     .pattern = "gpu.{i}.memory",
@@ -129,95 +33,6 @@ inline constexpr MetricDescriptor kMemory{
     .prometheus_name = "runmon_gpu_memory_access_ratio",
     .prometheus_label = "gpu",
     .series_label = "GPU"};
-inline constexpr MetricDescriptor kMemoryAllocated{
-    .pattern = "gpu.{i}.memoryAllocated",
-    .title = "GPU memory used",
-    .unit = "%",
-    .kind = MetricKind::kGauge,
-    .section = MetricSection::kGpu,
-    .source = "nvidia",
-    .description =
-        "Memory in use on GPU i as a share of its total (memory info v2 when the driver has it: "
-        "without the driver's reservation, as nvidia-smi shows it).",
-    .prometheus_name = "runmon_gpu_memory_used_ratio",
-    .prometheus_label = "gpu",
-    .sidebar_rank = 3,
-    .series_label = "GPU"};
-inline constexpr MetricDescriptor kMemoryAllocatedBytes{.pattern = "gpu.{i}.memoryAllocatedBytes",
-                                                        .title = "GPU memory used",
-                                                        .unit = "bytes",
-                                                        .kind = MetricKind::kGauge,
-                                                        .section = MetricSection::kGpu,
-                                                        .source = "nvidia",
-                                                        .description = "Memory in use on GPU i.",
-                                                        .prometheus_name = "runmon_gpu_memory_used_bytes",
-                                                        .prometheus_label = "gpu",
-                                                        .sidebar_rank = 2,
-                                                        .series_label = "GPU"};
-inline constexpr MetricDescriptor kTemp{.pattern = "gpu.{i}.temp",
-                                        .title = "GPU temperature",
-                                        .unit = "°C",
-                                        .kind = MetricKind::kGauge,
-                                        .section = MetricSection::kGpu,
-                                        .source = "nvidia",
-                                        .description = "GPU i's die temperature.",
-                                        .prometheus_name = "runmon_gpu_temperature_celsius",
-                                        .prometheus_label = "gpu",
-                                        .sidebar_rank = 13,
-                                        .series_label = "GPU"};
-inline constexpr MetricDescriptor kPowerWatts{
-    .pattern = "gpu.{i}.powerWatts",
-    .title = "GPU power",
-    .unit = "W",
-    .kind = MetricKind::kGauge,
-    .section = MetricSection::kGpu,
-    .source = "nvidia",
-    .description = "Power drawn by GPU i and its circuitry (a 1 s average on Ampere and newer except GA100).",
-    .prometheus_name = "runmon_gpu_power_watts",
-    .prometheus_label = "gpu",
-    .sidebar_rank = 14,
-    .series_label = "GPU"};
-inline constexpr MetricDescriptor kEnforcedPowerLimitWatts{
-    .pattern = "gpu.{i}.enforcedPowerLimitWatts",
-    .title = "GPU power limit",
-    .unit = "W",
-    .kind = MetricKind::kGauge,
-    .section = MetricSection::kGpu,
-    .source = "nvidia",
-    .description = "GPU i's effective power limit after all limiters.",
-    .prometheus_name = "runmon_gpu_power_limit_watts",
-    .prometheus_label = "gpu",
-    .series_label = "GPU"};
-inline constexpr MetricDescriptor kPowerPercent{.pattern = "gpu.{i}.powerPercent",
-                                                .title = "GPU power",
-                                                .unit = "%",
-                                                .kind = MetricKind::kGauge,
-                                                .section = MetricSection::kGpu,
-                                                .source = "nvidia",
-                                                .description = "powerWatts / enforcedPowerLimitWatts x 100.",
-                                                .prometheus_name = "runmon_gpu_power_ratio",
-                                                .prometheus_label = "gpu",
-                                                .series_label = "GPU"};
-inline constexpr MetricDescriptor kSmClock{.pattern = "gpu.{i}.smClock",
-                                           .title = "SM clock",
-                                           .unit = "MHz",
-                                           .kind = MetricKind::kGauge,
-                                           .section = MetricSection::kGpu,
-                                           .source = "nvidia",
-                                           .description = "GPU i's current SM clock.",
-                                           .prometheus_name = "runmon_gpu_sm_clock_hertz",
-                                           .prometheus_label = "gpu",
-                                           .series_label = "GPU"};
-inline constexpr MetricDescriptor kMemoryClock{.pattern = "gpu.{i}.memoryClock",
-                                               .title = "Memory clock",
-                                               .unit = "MHz",
-                                               .kind = MetricKind::kGauge,
-                                               .section = MetricSection::kGpu,
-                                               .source = "nvidia",
-                                               .description = "GPU i's current memory clock.",
-                                               .prometheus_name = "runmon_gpu_memory_clock_hertz",
-                                               .prometheus_label = "gpu",
-                                               .series_label = "GPU"};
 inline constexpr MetricDescriptor kGraphicsClock{.pattern = "gpu.{i}.graphicsClock",
                                                  .title = "Graphics clock",
                                                  .unit = "MHz",
@@ -266,19 +81,6 @@ inline constexpr MetricDescriptor kEncoderUtilization{
     .prometheus_name = "runmon_gpu_encoder_utilization_ratio",
     .prometheus_label = "gpu",
     .series_label = "GPU"};
-inline constexpr MetricDescriptor kFanSpeed{
-    .pattern = "gpu.{i}.fanSpeed",
-    .title = "Fan speed",
-    .unit = "%",
-    .kind = MetricKind::kGauge,
-    .section = MetricSection::kGpu,
-    .source = "nvidia",
-    .description =
-        "Intended speed of fan 0 as a share of its maximum; can exceed 100. Absent on passively "
-        "cooled boards.",
-    .prometheus_name = "runmon_gpu_fan_speed_ratio",
-    .prometheus_label = "gpu",
-    .series_label = "GPU"};
 inline constexpr MetricDescriptor kClocksEventReasons{
     .pattern = "gpu.{i}.clocksEventReasons",
     .title = "Clock event reasons",
@@ -291,18 +93,6 @@ inline constexpr MetricDescriptor kClocksEventReasons{
         "power cap, 8 hardware slowdown, 0x10 sync boost, 0x20 software thermal, 0x40 hardware "
         "thermal, 0x80 power brake, 0x100 display clock).",
     .prometheus_name = "runmon_gpu_clocks_event_reasons",
-    .prometheus_label = "gpu",
-    .series_label = "GPU"};
-inline constexpr MetricDescriptor kEnergyJoules{
-    .pattern = "gpu.{i}.energyJoules",
-    .title = "GPU energy",
-    .unit = "J",
-    .kind = MetricKind::kSinceStart,
-    .section = MetricSection::kGpu,
-    .source = "nvidia",
-    .description = "Energy GPU i consumed since the first sample.",
-    .prometheus_name = "runmon_gpu_energy_joules_total",
-    .prometheus_type = PrometheusType::kCounter,
     .prometheus_label = "gpu",
     .series_label = "GPU"};
 inline constexpr MetricDescriptor kSmActive{

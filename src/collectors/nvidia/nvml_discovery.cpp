@@ -121,7 +121,8 @@ std::vector<GpuDevice> DescribeMigInstances(const nvml::Library& library, GpuDev
 }  // namespace
 
 Result<DeviceInventory> DiscoverDevices(const nvml::Library& library,
-                                        const std::optional<std::vector<unsigned>>& device_ids) {
+                                        const std::optional<std::vector<unsigned>>& device_ids,
+                                        unsigned other_vendor_gpus) {
   const nvml::Functions& api = library.api();
   unsigned count = 0;
   if (const nvml::Return code = api.device_get_count(&count); code != nvml::kSuccess) {
@@ -144,7 +145,7 @@ Result<DeviceInventory> DiscoverDevices(const nvml::Library& library,
     for (auto& instance : migs) instances.push_back(std::move(instance));
     gpus.push_back(std::move(gpu));
   }
-  unsigned next_index = count;
+  unsigned next_index = count + other_vendor_gpus;
   for (auto& instance : instances) instance.key_index = next_index++;
   inventory.devices = std::move(gpus);
   for (auto& instance : instances) inventory.devices.push_back(std::move(instance));

@@ -1,6 +1,7 @@
 // Device discovery for the NVIDIA collector: the devices NVML enumerates, which of them are reported, and
 // how each is keyed. GPUs come in NVML's order, then the MIG instances of GPUs in MIG mode, numbered after
-// the GPUs (gpu.{count}, gpu.{count+1}, ...), as devices of their own. x_stats_gpu_device_ids selects GPUs
+// the GPUs and the other vendors' GPUs that follow them (gpu.{count+others}, ...: gpu/gpu_index.hpp), as
+// devices of their own. x_stats_gpu_device_ids selects GPUs
 // by NVML index (a selected GPU brings its MIG instances along). Every enumerated device's identity is kept,
 // reported or not, because CUDA ordinals (CUDA_VISIBLE_DEVICES, cuda_devices.hpp) count them all.
 // GpuDevice is also where sampling keeps a device's state between ticks.
@@ -42,9 +43,11 @@ struct DeviceInventory {
   std::vector<NvmlDeviceIdentity> all_identities;  // every device NVML enumerated, reported or not
 };
 
-// The device walk, on an initialised library; `device_ids` unset: every GPU. A device NVML cannot hand
-// out is skipped; a device lost during the walk comes back with health.lost set.
+// The device walk, on an initialised library; `device_ids` unset: every GPU. `other_vendor_gpus`: how many
+// indices after NVIDIA's GPUs other vendors' GPUs take (MIG instances come after them). A device NVML
+// cannot hand out is skipped; a device lost during the walk comes back with health.lost set.
 Result<DeviceInventory> DiscoverDevices(const nvml::Library& library,
-                                        const std::optional<std::vector<unsigned>>& device_ids);
+                                        const std::optional<std::vector<unsigned>>& device_ids,
+                                        unsigned other_vendor_gpus = 0);
 
 }  // namespace runmon::nvidia

@@ -1,7 +1,9 @@
 // Metadata for the NVIDIA collector: the run's GPU facts in W&B's wandb-metadata.json layout (gpu,
 // gpu_count, gpu_nvidia, cuda_version) plus runmon's own under runmon.nvidia (every reported device with
 // its key, NVML index, CUDA ordinal for the run's CUDA_VISIBLE_DEVICES, MIG parentage; the library and
-// driver). GPUs count in gpu_count, MIG instances do not. A fact NVML did not give is left out.
+// driver). GPUs count in gpu_count, MIG instances do not; so do the other vendors' GPUs on the host
+// (`other_vendor_gpus`: gpu_count is the host's, as the AMD family writes it too). A fact NVML did not give
+// is left out.
 #pragma once
 
 #include <optional>
@@ -17,6 +19,7 @@
 namespace runmon::nvidia {
 
 nlohmann::json DescribeRunGpus(const nvml::Library& library, const DeviceInventory& inventory,
-                               const std::optional<std::string>& cuda_visible_devices);
+                               const std::optional<std::string>& cuda_visible_devices,
+                               unsigned other_vendor_gpus = 0);
 
 }  // namespace runmon::nvidia

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "collectors/gpu/gpu_metrics.hpp"
 #include "collectors/nvidia/nvidia_metrics.hpp"
 
 namespace runmon::nvidia {
@@ -62,7 +63,8 @@ void ProcessShare::Sample(GpuDevice& device, const DeviceValues& values, MetricB
     }
   }
   if (ours.empty()) return;
-  using namespace nvidia_metrics;
+  using namespace gpu_metrics;
+  using nvidia_metrics::kProcessMemory;
   const std::string index = fmt::format("{}", device.key_index);
   const auto add = [&](const MetricDescriptor& metric, double value) { out.Add(metric, index, value); };
   if (auto utilization = TreeSmUtilization(device, ours)) add(kProcessGpu, *utilization);

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "collectors/gpu/gpu_metrics.hpp"
 #include "collectors/nvidia/nvidia_metrics.hpp"
 
 namespace runmon::nvidia {
@@ -139,23 +140,23 @@ DeviceValues SampleDevice(const nvml::Library& library, GpuDevice& device, Metri
     }
   }
 
-  if (values.gpu) add(metrics::kGpu, *values.gpu);
+  if (values.gpu) add(gpu_metrics::kGpu, *values.gpu);
   if (values.memory) add(metrics::kMemory, *values.memory);
   if (values.memory_total) {
-    add(metrics::kMemoryAllocated,
+    add(gpu_metrics::kMemoryAllocated,
         100.0 * static_cast<double>(*values.memory_used) / static_cast<double>(*values.memory_total));
-    add(metrics::kMemoryAllocatedBytes, static_cast<double>(*values.memory_used));
+    add(gpu_metrics::kMemoryAllocatedBytes, static_cast<double>(*values.memory_used));
   }
-  if (values.temp) add(metrics::kTemp, *values.temp);
-  if (values.power_watts) add(metrics::kPowerWatts, *values.power_watts);
-  if (values.power_limit_watts) add(metrics::kEnforcedPowerLimitWatts, *values.power_limit_watts);
+  if (values.temp) add(gpu_metrics::kTemp, *values.temp);
+  if (values.power_watts) add(gpu_metrics::kPowerWatts, *values.power_watts);
+  if (values.power_limit_watts) add(gpu_metrics::kEnforcedPowerLimitWatts, *values.power_limit_watts);
   if (values.power_watts && values.power_limit_watts) {
-    add(metrics::kPowerPercent, 100.0 * *values.power_watts / *values.power_limit_watts);
+    add(gpu_metrics::kPowerPercent, 100.0 * *values.power_watts / *values.power_limit_watts);
   }
 
   static constexpr std::array<std::tuple<Family, unsigned, const MetricDescriptor*>, 3> kClocks = {
-      std::tuple{kClockSm, nvml::kClockSm, &metrics::kSmClock},
-      std::tuple{kClockMem, nvml::kClockMem, &metrics::kMemoryClock},
+      std::tuple{kClockSm, nvml::kClockSm, &gpu_metrics::kSmClock},
+      std::tuple{kClockMem, nvml::kClockMem, &gpu_metrics::kMemoryClock},
       std::tuple{kClockGraphics, nvml::kClockGraphics, &metrics::kGraphicsClock}};
   for (const auto& [family, clock, metric] : kClocks) {
     if (!Ask(health, family, api.device_get_clock_info)) continue;
@@ -192,7 +193,7 @@ DeviceValues SampleDevice(const nvml::Library& library, GpuDevice& device, Metri
       const Return code = api.device_get_fan_speed_v2 != nullptr
                               ? api.device_get_fan_speed_v2(device.handle, 0, &percent)
                               : api.device_get_fan_speed(device.handle, &percent);
-      if (handled(kFan, code, "fan")) add(metrics::kFanSpeed, percent);
+      if (handled(kFan, code, "fan")) add(gpu_metrics::kFanSpeed, percent);
     }
   }
   if (Ask(health, kClockReasons, api.device_get_clocks_event_reasons)) {
@@ -207,7 +208,7 @@ DeviceValues SampleDevice(const nvml::Library& library, GpuDevice& device, Metri
     if (handled(kEnergy, api.device_get_total_energy_consumption(device.handle, &millijoules), "energy")) {
       if (!device.energy_start_mj || millijoules < *device.energy_start_mj)
         device.energy_start_mj = millijoules;
-      add(metrics::kEnergyJoules, static_cast<double>(millijoules - *device.energy_start_mj) / 1000.0);
+      add(gpu_metrics::kEnergyJoules, static_cast<double>(millijoules - *device.energy_start_mj) / 1000.0);
     }
   }
   SampleGpm(library, device, index, out);

@@ -1,0 +1,20 @@
+// The run's AMD GPU facts in W&B's wandb-metadata.json layout (metrics.md B §4, B §11.4): gpu_count, gpu
+// (the first card's series, when no NVIDIA GPU comes first) and gpu_amd[] with W&B's fields in protobuf
+// JSON spelling (id, uniqueId, vbiosVersion, performanceLevel, maxPower, series, model, vendor, sku,
+// sclkRange, mclkRange), read from sysfs where W&B reads rocm-smi; plus runmon's own per-card facts under
+// runmon.amd (key, card, PCI bus id, VRAM and GTT totals, KFD gpu id) and the driver version.
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collectors/amd/amdgpu_discovery.hpp"
+#include "host/host_paths.hpp"
+
+namespace runmon::amd {
+
+// `first_index`: how many GPUs of other vendors come first (they count in gpu_count).
+nlohmann::json DescribeCards(const HostPaths& paths, const std::vector<AmdCard>& cards, unsigned first_index);
+
+}  // namespace runmon::amd
