@@ -55,11 +55,12 @@ def private_mounts_refused():
     """Why this machine will not let a test mount in a private namespace, or None when it will."""
     if shutil.which("unshare") is None:
         return "no unshare command (util-linux)"
-    probe = ["unshare", "--mount", "sh", "-c", "mount --make-rprivate / && mount -t tmpfs runmon-probe /dev/shm"]
-    try:
-        result = subprocess.run(probe, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"unshare --mount failed: {error}"
+    with tempfile.TemporaryDirectory() as empty_tree:
+        os.mkdir(os.path.join(empty_tree, "sys"))
+        try:
+            result = run_with_private_sys(empty_tree, ["true"], timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"unshare --mount failed: {error}"
     if result.returncode != 0:
         return f"mounting in a private namespace is not permitted here (not root?): {result.stderr.strip()}"
     return None
