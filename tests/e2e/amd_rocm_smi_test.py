@@ -1,6 +1,6 @@
 """End to end: the real rocm-smi (Debian's, ROCm 5.2 over librocm_smi64) and runmon read the same fake AMD
-host, tests/fixtures/hosts/amd-gpus, and agree card by card; and on this machine, which has no AMD GPU, both
-say so without hanging.
+host, tests/fixtures/hosts/amd-gpus, and agree card by card, on the sampled values and on the metadata W&B
+copies from rocm-smi; and on this machine, which has no AMD GPU, both say so without hanging.
 
 rocm-smi only reads /sys, so it runs in a private mount namespace (`unshare --mount`, root) with the tree's
 sys/ bind-mounted over /sys and a fresh tmpfs on /dev/shm (librocm_smi keeps one lock file per card there):
@@ -193,6 +193,42 @@ class RocmSmiOnTheFakeTreeTest(unittest.TestCase):
         for bus, card in cards.items():
             with self.subTest(bus=bus):
                 self.assert_card_agrees(sample, f"gpu.{GPU_INDEX[bus]}.", bus, card)
+
+    def test_runmon_metadata_is_what_rocm_smi_says(self):
+        # W&B's gpu_amd[] copies rocm-smi's fields as printed; runmon's, read from sysfs, must equal them.
+        # Not compared: overdrive except on card0 (rocm-smi 5.2 reads card<index>'s file), the series where
+        # the card has no product_name (rocm-smi then names it from pci.ids, absent here), the model and vendor
+        # (pci.ids again), and maxPower on the card without hwmon (rocm-smi cannot read it).
+        listed = rocm_smi(self.tree, "--showbus", "--showuniqueid", "--showvbios", "--showproductname",
+                          "--showperflevel", "--showdriverversion")
+        cards = rocm_smi_cards(self.tree)
+        info = run("info", "--pid", str(ROOT_PID), "--root", self.tree, env=NO_NVML, timeout=TOOL_TIMEOUT)
+        self.assertEqual(info.returncode, 0, info.stderr)
+        metadata = json.loads(info.stdout)
+        self.assertEqual(metadata["gpu_count"], len(cards))
+        self.assertEqual(metadata["gpu"], listed["card0"]["Card series"])
+        self.assertEqual(metadata["runmon"]["amd"]["driverVersion"], listed["system"]["Driver version"])
+        self.assertEqual({device["pciBusId"]: device["key"] for device in metadata["runmon"]["amd"]["devices"]},
+                         {bus: f"gpu.{i}" for bus, i in GPU_INDEX.items()})
+        by_id = {entry["id"]: entry for entry in metadata["gpu_amd"]}
+        self.assertEqual(sorted(by_id), [str(card["index"]) for card in cards.values()])
+        for bus, card in cards.items():
+            fields = listed[f"card{card['index']}"]
+            entry = by_id[str(card["index"])]
+            with self.subTest(bus=bus):
+                expected = {"uniqueId": fields["Unique ID"], "vbiosVersion": fields["VBIOS version"],
+                            "performanceLevel": fields["Performance Level"], "sku": fields["Card SKU"]}
+                if tree_value(self.tree, bus, "product_name"):
+                    expected["series"] = fields["Card series"]
+                if "Max Graphics Package Power (W)" in card:
+                    expected["maxPower"] = card["Max Graphics Package Power (W)"]
+                if DRM_CARD[bus] == card["index"]:
+                    expected["gpuOverdrive"] = card["GPU OverDrive value (%)"]
+                    expected["gpuMemoryOverdrive"] = card["GPU Memory OverDrive value (%)"]
+                expected = {key: value for key, value in expected.items() if value != "N/A"}
+                self.assertEqual({key: entry.get(key) for key in expected}, expected)
+                if fields["Unique ID"] == "N/A":
+                    self.assertNotIn("uniqueId", entry)
 
     def assert_card_agrees(self, sample, prefix, bus, card):
         def agree(key, value):
