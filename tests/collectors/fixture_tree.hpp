@@ -6,6 +6,7 @@
 // failed read. So a second reading must change files *in place*: Write truncates and rewrites the same
 // inode (never rename), and a file that disappears (a process that exits) is first emptied, then unlinked,
 // so a descriptor still open on it reads nothing, as reads of a gone process's /proc files fail.
+// Symbolic links (sysfs's, /proc/PID/fd entries) are copied and mirrored as links, never followed.
 #pragma once
 
 #include <stdlib.h>
@@ -73,7 +74,8 @@ class FixtureTree {
     if (!fs::is_directory(fixture)) throw std::runtime_error("no fixture " + fixture.string());
     for (const auto& entry : fs::directory_iterator(fixture)) {
       if (entry.path().filename() == "t1") continue;
-      fs::copy(entry.path(), root_ / entry.path().filename(), fs::copy_options::recursive);
+      fs::copy(entry.path(), root_ / entry.path().filename(),
+               fs::copy_options::recursive | fs::copy_options::copy_symlinks);
     }
   }
   FixtureTree(const FixtureTree&) = delete;
@@ -121,7 +123,13 @@ class FixtureTree {
       const fs::path relative = entry.path().lexically_relative(reading);
       wanted.insert(relative);
       const fs::path target = root_ / relative;
-      if (entry.is_directory()) {
+      if (entry.is_symlink()) {  // sysfs links and /proc/PID/fd entries: the link itself, never its target
+        const fs::path link = fs::read_symlink(entry.path());
+        if (fs::is_symlink(target) && fs::read_symlink(target) == link) continue;
+        if (fs::exists(fs::symlink_status(target))) EmptyAndRemove(target);
+        fs::create_directories(target.parent_path());
+        fs::copy_symlink(entry.path(), target);
+      } else if (entry.is_directory()) {
         if (fs::exists(target) && !fs::is_directory(target)) EmptyAndRemove(target);
         fs::create_directories(target);
       } else {
@@ -134,15 +142,19 @@ class FixtureTree {
       if (wanted.count(entry.path().lexically_relative(root_)) == 0) extra.push_back(entry.path());
     }
     for (const auto& path : extra) {
-      if (fs::exists(path)) EmptyAndRemove(path);  // a parent removed earlier took it along
+      if (fs::exists(fs::symlink_status(path))) EmptyAndRemove(path);  // a parent removed earlier took it along
     }
   }
 
  private:
   static void EmptyAndRemove(const fs::path& path) {
+    if (fs::is_symlink(path)) {  // the link goes, whatever it points to stays as it is
+      fs::remove(path);
+      return;
+    }
     if (fs::is_directory(path)) {
       for (const auto& entry : fs::recursive_directory_iterator(path)) {
-        if (entry.is_regular_file()) WriteInPlace(entry.path(), "");
+        if (fs::is_regular_file(entry.symlink_status())) WriteInPlace(entry.path(), "");
       }
     } else if (fs::is_regular_file(path)) {
       WriteInPlace(path, "");

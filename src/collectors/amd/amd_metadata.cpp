@@ -1,10 +1,13 @@
 // The AMD metadata (amd_metadata.hpp). Strings follow rocm-smi's where W&B copies them from it: the SKU is
-// the middle part of the VBIOS part number ("113-D65209-073" -> "D65209"), as rocm_smi_lib derives it; the
+// at most six characters after the VBIOS part number's first '-' ("113-D65209-073" -> "D65209"), as rocm-smi
+// derives it; the unique id is printed as rocm-smi prints it ("0x1f9de0957d137942"); the
 // clock ranges are the lowest and highest DPM levels ("500Mhz - 1700Mhz"); the maximum power is the cap in
 // watts. A fact the card does not have is left out.
 #include "collectors/amd/amd_metadata.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 
 #include <fmt/format.h>
 
@@ -24,8 +27,18 @@ std::string Sku(const std::string& vbios_version) {
   const size_t first = vbios_version.find('-');
   if (first == std::string::npos) return {};
   const size_t second = vbios_version.find('-', first + 1);
-  if (second == std::string::npos || second == first + 1) return {};
-  return vbios_version.substr(first + 1, second - first - 1);
+  const size_t length = second == std::string::npos ? std::string::npos : second - first - 1;
+  return vbios_version.substr(first + 1, length).substr(0, 6);
+}
+
+// sysfs writes the unique id as 16 hex digits; rocm-smi prints it as Python's hex() does: "0x", lower case,
+// no leading zeros. Anything else is left out.
+std::string UniqueId(const std::string& sysfs_text) {
+  if (sysfs_text.empty() || sysfs_text.size() > 16) return {};
+  uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(sysfs_text.data(), sysfs_text.data() + sysfs_text.size(), value, 16);
+  if (ec != std::errc() || end != sysfs_text.data() + sysfs_text.size()) return {};
+  return fmt::format("{:#x}", value);
 }
 
 std::string ClockRange(const std::filesystem::path& path) {
@@ -59,7 +72,7 @@ nlohmann::json DescribeCards(const HostPaths& paths, const std::vector<AmdCard>&
                            {"series", Series(card)},
                            {"model", fmt::format("0x{:04x}", card.device_id)},
                            {"vendor", "Advanced Micro Devices, Inc. [AMD/ATI]"}};
-    SetIfAny(info, "uniqueId", card.unique_id);
+    SetIfAny(info, "uniqueId", UniqueId(card.unique_id));
     SetIfAny(info, "vbiosVersion", card.vbios_version);
     SetIfAny(info, "performanceLevel", ReadWord(card.device_dir / "power_dpm_force_performance_level"));
     SetIfAny(info, "gpuOverdrive", ReadWord(card.device_dir / "pp_sclk_od"));
