@@ -118,6 +118,35 @@ TEST_F(AmdProcessShareTest, TwoProcessesSharingAClientCountItOnce) {
   EXPECT_DOUBLE_EQ(*shares[0]->busy_percent, 25.0);  // not 50: one client's 0.25 s
 }
 
+TEST_F(AmdProcessShareTest, BetweenWalksAClientSharedByManyProcessesIsReadOnce) {
+  SetChildren(kRoot, {101, 102, 103});
+  for (long worker : {101, 102, 103}) {
+    AddProcess(worker, kRoot, 5000 + worker);
+    AddFd(worker, 5, Fdinfo(kCardA, 7, 1024, 1'000'000'000));  // dataloader workers inherit the descriptor
+  }
+  AddFd(kRoot, 5, Fdinfo(kCardA, 7, 1024, 1'000'000'000));
+  AddFd(kRoot, 6, Fdinfo(kCardB, 9, 2048));
+  ProcessShare share = Share();
+  Sample(share, 10.0);
+  EXPECT_EQ(share.fdinfo_reads(), 5u);  // a walk reads every descriptor, to learn its client
+  auto shares = Sample(share, 11.0);
+  EXPECT_EQ(share.fdinfo_reads(), 2u);  // one per client
+  EXPECT_EQ(shares[0]->vram_bytes, 1 * kMiB);
+  EXPECT_EQ(shares[1]->vram_bytes, 2 * kMiB);
+  // Whichever descriptor was read for client 7, the client is still read through another one when that one's
+  // process is gone.
+  SetChildren(kRoot, {103});
+  Exit(101);
+  Exit(102);
+  for (long process : {kRoot, 103L}) SetFdinfo(process, 5, Fdinfo(kCardA, 7, 1024, 1'500'000'000));
+  shares = Sample(share, 12.0);
+  ASSERT_TRUE(shares[0] && shares[0]->busy_percent);
+  EXPECT_EQ(shares[0]->vram_bytes, 1 * kMiB);
+  EXPECT_DOUBLE_EQ(*shares[0]->busy_percent, 50.0);
+  Sample(share, 10.0 + ProcessShare::kWalkSeconds);
+  EXPECT_EQ(share.fdinfo_reads(), 3u);
+}
+
 TEST_F(AmdProcessShareTest, AProcessOutsideTheRunOnTheSameCardIsNotCounted) {
   tree_.Write("proc/1/stat", test::PidStatLine(1, "init", 'S', 0, 0, 0, 1, 1));
   AddProcess(300, 1, 4000);

@@ -1,12 +1,13 @@
 // The run's share of each AMD GPU from DRM fdinfo and KFD (see amdgpu_process_share.hpp).
 #include "collectors/amd/amdgpu_process_share.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <deque>
-#include <filesystem>
 #include <limits>
 #include <set>
-#include <system_error>
 #include <utility>
 
 #include <fmt/format.h>
@@ -125,13 +126,17 @@ void ProcessShare::ScanFds(Process& process) {
   const auto fd_dir = paths_.Proc(fmt::format("{}/fd", process.pid));
   const auto names = ListDirectory(fd_dir);
   if (!names) return;
+  // readlinkat against the directory: one system call per descriptor, no path walk from the root.
+  const int dir = ::open(fd_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return;
   std::vector<DrmFile> found;
+  char target[64];
   for (const auto& name : *names) {
     const auto fd = text::ParseU64(name);
     if (!fd || *fd > static_cast<uint64_t>(std::numeric_limits<int>::max())) continue;
-    std::error_code error;
-    const auto target = std::filesystem::read_symlink(fd_dir / name, error);
-    if (error || !target.native().starts_with(kDriDirectory)) continue;
+    const ssize_t length = ::readlinkat(dir, name.c_str(), target, sizeof(target));
+    if (length <= 0 || !std::string_view(target, static_cast<size_t>(length)).starts_with(kDriDirectory))
+      continue;
     const int number = static_cast<int>(*fd);
     auto known = std::find_if(process.drm_files.begin(), process.drm_files.end(),
                               [&](const DrmFile& file) { return file.fd == number; });
@@ -141,8 +146,10 @@ void ProcessShare::ScanFds(Process& process) {
     }
     found.push_back(DrmFile{
         number,
-        KeptOpenFile(paths_.Proc(fmt::format("{}/fdinfo/{}", process.pid, number)), Generated::kWhole)});
+        KeptOpenFile(paths_.Proc(fmt::format("{}/fdinfo/{}", process.pid, number)), Generated::kWhole),
+        std::nullopt});
   }
+  ::close(dir);
   process.drm_files = std::move(found);
 }
 
@@ -205,19 +212,17 @@ void ProcessShare::FollowKfd() {
   }
 }
 
-void ProcessShare::CountClient(const DrmFdinfo& info, CardSum& sum,
-                               std::map<ClientKey, EngineCounters>& counters,
+void ProcessShare::CountClient(const ClientKey& key, const DrmFdinfo& info, CardSum& sum,
+                               std::map<ClientKey, ClientReading>& counters,
                                std::optional<double> elapsed_ns) {
-  const std::optional<uint64_t> id = info.client_id ? info.client_id : info.pasid;
-  if (!id) return;  // cannot be told apart from the same client seen through another descriptor
-  ClientKey key{info.pci_address, *id};
   if (counters.count(key) != 0) return;  // counted already, through another descriptor or process
   sum.used = true;
   if (info.vram_bytes) {
     sum.vram_bytes += *info.vram_bytes;
     sum.vram_known = true;
   }
-  EngineCounters now;
+  ClientReading now;
+  now.has_vram = info.vram_bytes.has_value();
   for (const auto& engine : info.engines) {
     const bool gfx = engine.name == "gfx";
     if (!gfx && engine.name != "compute") continue;
@@ -230,7 +235,7 @@ void ProcessShare::CountClient(const DrmFdinfo& info, CardSum& sum,
     counter = counter.value_or(0) + engine.busy_ns;
   }
   const auto previous = last_counters_.find(key);
-  EngineCounters kept = now;
+  ClientReading kept = now;
   const auto follow = [&](std::optional<uint64_t> current, std::optional<uint64_t> before,
                           std::optional<uint64_t>& stored) {
     if (!current) {
@@ -250,19 +255,31 @@ void ProcessShare::CountClient(const DrmFdinfo& info, CardSum& sum,
       sum.busy_known = true;
     }
   };
-  const EngineCounters before = previous == last_counters_.end() ? EngineCounters{} : previous->second;
+  const ClientReading before = previous == last_counters_.end() ? ClientReading{} : previous->second;
   follow(now.gfx_ns, before.gfx_ns, kept.gfx_ns);
   follow(now.compute_ns, before.compute_ns, kept.compute_ns);
-  counters.emplace(std::move(key), kept);
+  counters.emplace(key, kept);
 }
 
 bool ProcessShare::ReadProcess(Process& process, std::span<const CardAddress> cards,
-                               std::vector<CardSum>& sums, std::map<ClientKey, EngineCounters>& counters,
-                               std::optional<double> elapsed_ns) {
+                               std::vector<CardSum>& sums, std::map<ClientKey, ClientReading>& counters,
+                               std::optional<double> elapsed_ns, bool every_descriptor) {
   std::vector<bool> fdinfo_vram(cards.size(), false);
   bool lost_file = false;
   for (auto it = process.drm_files.begin(); it != process.drm_files.end();) {
-    const auto text = it->fdinfo.Read(scratch_);
+    DrmFile& file = *it;
+    if (!every_descriptor && file.client) {
+      if (const auto counted = counters.find(*file.client); counted != counters.end()) {
+        // Read through another descriptor this tick: the same client, unless the number was reused for
+        // another one since the walk (seen at the next walk).
+        const auto card = card_index_.find(file.client->first);
+        if (counted->second.has_vram && card != card_index_.end()) fdinfo_vram[card->second] = true;
+        ++it;
+        continue;
+      }
+    }
+    ++fdinfo_reads_;
+    const auto text = file.fdinfo.Read(scratch_);
     if (!text || text->empty()) {
       // Closed, or the process is gone (told apart below); a later walk finds what it opens next.
       lost_file = true;
@@ -275,12 +292,16 @@ bool ProcessShare::ReadProcess(Process& process, std::span<const CardAddress> ca
       continue;
     }
     ++it;
+    file.client.reset();
     if (!info) continue;  // not what the driver writes: left out this tick
     if (!info->driver.empty() && info->driver != kAmdgpuDriver) continue;
     const auto card = card_index_.find(info->pci_address);
     if (card == card_index_.end()) continue;
+    const std::optional<uint64_t> id = info->client_id ? info->client_id : info->pasid;
+    if (!id) continue;  // cannot be told apart from the same client seen through another descriptor
+    file.client = ClientKey{info->pci_address, *id};
     if (info->vram_bytes) fdinfo_vram[card->second] = true;
-    CountClient(*info, sums[card->second], counters, elapsed_ns);
+    CountClient(*file.client, *info, sums[card->second], counters, elapsed_ns);
   }
   if (lost_file && !StillThere(process)) return false;
   if (kfd_pids_.count(process.pid) == 0) return true;
@@ -312,7 +333,8 @@ std::vector<std::optional<TreeShare>> ProcessShare::Sample(std::span<const CardA
   if (!tree_.watching()) return shares;
   ResolveGpuIds(cards);
   tree_.BeginLookups();
-  if (!last_walk_seconds_ || monotonic_seconds - *last_walk_seconds_ >= kWalkSeconds) {
+  const bool walk = !last_walk_seconds_ || monotonic_seconds - *last_walk_seconds_ >= kWalkSeconds;
+  if (walk) {
     Walk();
     last_walk_seconds_ = monotonic_seconds;
   }
@@ -323,10 +345,11 @@ std::vector<std::optional<TreeShare>> ProcessShare::Sample(std::span<const CardA
   if (last_seconds_ && monotonic_seconds > *last_seconds_)
     elapsed_ns = (monotonic_seconds - *last_seconds_) * kNanosecondsPerSecond;
   std::vector<CardSum> sums(cards.size());
-  std::map<ClientKey, EngineCounters> counters;
+  fdinfo_reads_ = 0;
+  std::map<ClientKey, ClientReading> counters;
   std::vector<long> gone;
   for (auto& [pid, process] : processes_) {
-    if (!ReadProcess(process, cards, sums, counters, elapsed_ns)) gone.push_back(pid);
+    if (!ReadProcess(process, cards, sums, counters, elapsed_ns, walk)) gone.push_back(pid);
   }
   for (long pid : gone) Forget(pid);
   last_counters_ = std::move(counters);

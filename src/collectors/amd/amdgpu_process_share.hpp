@@ -32,8 +32,13 @@
 //     tracked is checked with RunTree::Contains (answers kept while asked every tick) and, when it is the
 //     run's, tracked at once. So ROCm processes, the usual GPU users of a training run, are seen the tick
 //     they start; a graphics-only user (an EGL/Vulkan renderer) within kWalkSeconds.
-// Between walks a tick reads only the fdinfo of the descriptors found on /dev/dri (kept open: one pread
-// each), the KFD list, and KFD files where the fallback needs them; no process outside the run is looked at.
+// Between walks a tick reads, of the descriptors found on /dev/dri (kept open: one pread each), one per
+// client: the walk learnt which client each descriptor shows, and a client already read this tick (through
+// the trainer's descriptor, say) is not read again through its dataloader workers' copies. That matters
+// beyond runmon's own time: amdgpu computes an fdinfo by walking the client's buffer objects under the
+// lock of its VM, which the training process needs too. (A number closed and reused for another client
+// between walks is seen at the next walk.) Besides, a tick reads the KFD list and KFD files where the
+// fallback needs them; no process outside the run is looked at.
 // An fdinfo that can no longer be read (or reads empty, as in fixture trees) means that descriptor or its
 // process is gone: the process's stat is read to tell which (a PID reused by another process has another
 // start time), and a gone process is forgotten with everything read from it.
@@ -83,10 +88,16 @@ class ProcessShare {
   // std::nullopt. `monotonic_seconds` is the tick's clock, for busy-time rates.
   std::vector<std::optional<TreeShare>> Sample(std::span<const CardAddress> cards, double monotonic_seconds);
 
+  // How many fdinfo files the last Sample read (its cost, for tests and benchmarks).
+  size_t fdinfo_reads() const { return fdinfo_reads_; }
+
  private:
+  // A DRM client: its card's PCI address and its drm-client-id (pasid on old kernels).
+  using ClientKey = std::pair<std::string, uint64_t>;
   struct DrmFile {
     int fd = -1;
     KeptOpenFile fdinfo;
+    std::optional<ClientKey> client;  // as last read
   };
   struct Process {
     long pid = 0;
@@ -96,11 +107,10 @@ class ProcessShare {
     bool joined = false;  // recorded in the run tree (RunTree::Join), so that its children can join
   };
   // A client's gfx and compute busy nanoseconds as last read (the larger value kept when one went down).
-  struct EngineCounters {
+  struct ClientReading {
     std::optional<uint64_t> gfx_ns, compute_ns;
+    bool has_vram = false;
   };
-  // A DRM client: its card's PCI address and its drm-client-id (pasid on old kernels).
-  using ClientKey = std::pair<std::string, uint64_t>;
   // What this tick's readings add up to on one card.
   struct CardSum;
 
@@ -111,22 +121,25 @@ class ProcessShare {
   bool StillThere(const Process& process) const;
   void Forget(long pid);
   void ResolveGpuIds(std::span<const CardAddress> cards);
-  // Reads one process's DRM files and KFD files into `sums`; false when the process is gone.
+  // Reads one process's DRM files and KFD files into `sums`; false when the process is gone. Between walks
+  // (`every_descriptor` false) a descriptor whose client was read through another one this tick is not read.
   bool ReadProcess(Process& process, std::span<const CardAddress> cards, std::vector<CardSum>& sums,
-                   std::map<ClientKey, EngineCounters>& counters, std::optional<double> elapsed_ns);
-  void CountClient(const DrmFdinfo& info, CardSum& sum, std::map<ClientKey, EngineCounters>& counters,
-                   std::optional<double> elapsed_ns);
+                   std::map<ClientKey, ClientReading>& counters, std::optional<double> elapsed_ns,
+                   bool every_descriptor);
+  void CountClient(const ClientKey& key, const DrmFdinfo& info, CardSum& sum,
+                   std::map<ClientKey, ClientReading>& counters, std::optional<double> elapsed_ns);
 
   HostPaths paths_;
   RunTree tree_;
   std::unordered_map<long, Process> processes_;  // the run's processes found so far
   std::unordered_set<long> kfd_pids_;            // this tick's KFD process list
-  std::map<ClientKey, EngineCounters> last_counters_;
+  std::map<ClientKey, ClientReading> last_counters_;
   std::vector<std::optional<uint32_t>> gpu_ids_;        // per card of the last Sample
   std::vector<std::string> card_addresses_;             // the cards gpu_ids_ was resolved for
   std::unordered_map<std::string, size_t> card_index_;  // PCI address -> position in those cards
   std::optional<double> last_seconds_;
   std::optional<double> last_walk_seconds_;
+  size_t fdinfo_reads_ = 0;
   std::string scratch_;
 };
 
