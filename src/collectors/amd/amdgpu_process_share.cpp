@@ -102,12 +102,12 @@ void ProcessShare::Forget(long pid) {
   tree_.Leave(pid);
 }
 
-ProcessShare::Process* ProcessShare::Track(long pid, std::optional<long> parent) {
+bool ProcessShare::Track(long pid, std::optional<long> parent) {
   const auto stat = ReadStat(paths_, pid);
-  if (!stat || HasExited(*stat)) return nullptr;
+  if (!stat || HasExited(*stat)) return false;
   bool joined = false;
   if (parent) {
-    if (!tree_.Join(pid, *stat, *parent).ok()) return nullptr;
+    if (!tree_.Join(pid, *stat, *parent).ok()) return false;
     joined = true;
   } else {
     // Found by RunTree::Contains: a member whether or not its parent is recorded yet.
@@ -119,7 +119,7 @@ ProcessShare::Process* ProcessShare::Track(long pid, std::optional<long> parent)
   process.start_time_ticks = stat->start_time_ticks;
   process.joined = joined;
   ScanFds(process);
-  return &process;
+  return true;
 }
 
 void ProcessShare::ScanFds(Process& process) {

@@ -116,7 +116,9 @@ class ProcessShare {
 
   void Walk();
   void FollowKfd();
-  Process* Track(long pid, std::optional<long> parent);
+  // Starts tracking `pid`: a child of `parent` (0: the root), or, without a parent, one that
+  // RunTree::Contains admitted. False when it is gone or not the run's.
+  bool Track(long pid, std::optional<long> parent);
   void ScanFds(Process& process);
   bool StillThere(const Process& process) const;
   void Forget(long pid);
