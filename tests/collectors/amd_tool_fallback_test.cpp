@@ -3,7 +3,8 @@
 // (amd-smi over rocm-smi, neither), a normal reading and its staleness, the interval between runs, amd-smi's
 // list paired with its metrics, and the failures: a tool that hangs (Request returns while it runs, no
 // second one starts, the deadline ends it, the destructor does not wait for ever), garbage, a non-zero
-// exit, a flood past the output cap, an empty output; each said once and retried with a backoff.
+// exit, a flood past the output cap, an empty output; each said once and retried with a backoff; and
+// Debian's real rocm-smi on a host without an AMD GPU.
 #include "collectors/amd/amd_tool_fallback.hpp"
 
 #include <chrono>
@@ -316,6 +317,27 @@ TEST(AmdToolFallback, AToolThatLeavesThePathBetweenRunsIsAFailure) {
   (*found)->Request(0);
   ASSERT_TRUE(Finishes(**found));
   EXPECT_EQ((*found)->TakeFailure(), "rocm-smi: command not found");
+}
+
+// Debian's rocm-smi 5.2 (package rocm-smi) on a host without the amdgpu driver: it exits 0
+// having printed nothing, and the reason it gave on stderr is the failure runmon keeps.
+TEST(AmdToolFallback, DebiansRocmSmiWithoutAnAmdGpuSaysWhy) {
+  if (!fs::exists("/usr/bin/rocm-smi")) GTEST_SKIP() << "Debian's rocm-smi is not installed";
+  if (fs::exists("/sys/module/amdgpu/initstate")) GTEST_SKIP() << "this host has the amdgpu driver";
+  CollectorContext ctx;
+  ctx.environment = {{"PATH", "/usr/bin"}};
+  ToolFallbackOptions options = FakeAmdTools::QuickOptions();
+  options.deadline_seconds = 30;  // a Python start-up on a loaded machine
+  auto found = AmdToolFallback::Find(ctx.run_tool, ToolSearchPath(ctx), ctx.environment, options);
+  ASSERT_TRUE(found.ok()) << found.error();
+  ASSERT_EQ((*found)->tool(), VendorTool::kRocmSmi);
+  (*found)->Request(0);
+  ASSERT_TRUE(Finishes(**found));
+  EXPECT_FALSE((*found)->Latest(0));
+  const auto failure = (*found)->TakeFailure();
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->rfind("rocm-smi: printed nothing: ", 0), 0u) << *failure;
+  EXPECT_NE(failure->find("Driver not initialized"), std::string::npos) << *failure;
 }
 
 TEST(ToolFallbackOptions, DeadlineOfTheIntervalWithinOneToFiveSeconds) {
