@@ -1,8 +1,11 @@
 // The amd family on the amd-gpus host tree (tests/fixtures/hosts/README.md lists its values): which DRM
 // entries are cards and how they are numbered, each card's keys from sysfs and hwmon with the omissions its
 // files call for, the second reading, metadata, the index rule beside NVIDIA GPUs, x_stats_gpu_device_ids,
-// why the family is absent, and files that break.
+// why the family is absent, files that break, the run's own share of each card, and the vendor tool (the
+// fake rocm-smi of tests/fakes/amd_tools) filling what sysfs lacks or naming the cards sysfs does not show.
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -26,10 +29,14 @@ const CollectorFamily& Amd() {
   return *CollectorFamilies().front();
 }
 
+std::filesystem::path FakeRocmSmiDir() {
+  return std::filesystem::path(RUNMON_FIXTURES_DIR).parent_path() / "fakes" / "amd_tools" / "rocm_smi";
+}
+
 class AmdTree : public ::testing::Test {
  protected:
-  CollectorContext Context(Settings settings = Settings{}) {
-    CollectorContext ctx = test::FixtureContext(tree_.paths(), std::nullopt, clocks_, settings);
+  CollectorContext Context(Settings settings = Settings{}, std::optional<long> pid = std::nullopt) {
+    CollectorContext ctx = test::FixtureContext(tree_.paths(), pid, clocks_, settings);
     ctx.warn = [this](const std::string& message) { warnings_.push_back(message); };
     ctx.publish_metadata = [this](const nlohmann::json& meta) { published_.push_back(meta); };
     return ctx;
@@ -249,6 +256,130 @@ TEST_F(AmdTree, ABrokenFileLosesOnlyItsKeyAndIsSaidOnce) {
   EXPECT_NE(warnings_[0].find("gpu_busy_percent"), std::string::npos) << warnings_[0];
   tree_.Write(busy, "64\n");
   EXPECT_DOUBLE_EQ(Collect(*started.collectors[0], 2)["gpu.0.gpu"], 64);
+}
+
+TEST_F(AmdTree, TheRunsOwnShareOfEachCard) {
+  FamilyStart started = Amd().start(Context(Settings{}, 5000));
+  ASSERT_EQ(started.collectors.size(), 1u);
+  const Collected t0 = Collect(*started.collectors[0]);
+  // 5000's client 42 (two descriptors) on card0, counted once; 5100 uses card0 too but is not the run's.
+  EXPECT_DOUBLE_EQ(t0["gpu.process.0.memoryAllocatedBytes"], 4294967296.0);
+  EXPECT_DOUBLE_EQ(t0["gpu.process.0.memoryAllocated"], 6.2515262515262515);
+  EXPECT_FALSE(t0.Has("gpu.process.0.gpu"));  // no earlier reading to compare with
+  // The card's own values, repeated while the run uses it.
+  EXPECT_DOUBLE_EQ(t0["gpu.process.0.temp"], 56);
+  EXPECT_DOUBLE_EQ(t0["gpu.process.0.powerWatts"], 288);
+  EXPECT_DOUBLE_EQ(t0["gpu.process.0.powerPercent"], 64);
+  // 5001, the child, on card2 with an old kernel's keys.
+  EXPECT_DOUBLE_EQ(t0["gpu.process.1.memoryAllocatedBytes"], 1073741824.0);
+  EXPECT_DOUBLE_EQ(t0["gpu.process.1.memoryAllocated"], 3.126526624328285);
+  EXPECT_TRUE(t0.Has("gpu.process.1.gpu"));
+  EXPECT_FALSE(t0.Has("gpu.process.2.memoryAllocatedBytes"));  // card3: the run holds nothing there
+  EXPECT_FALSE(t0.Has("gpu.process.3.memoryAllocatedBytes"));
+  tree_.MirrorFrom(HostFixture("amd-gpus") / "t1");
+  clocks_.Advance(1.0);
+  const Collected t1 = Collect(*started.collectors[0], 1);
+  EXPECT_DOUBLE_EQ(t1["gpu.process.0.gpu"], 75);  // gfx 0.45 s + compute 0.30 s over the second
+}
+
+TEST_F(AmdTree, NoMonitoredProcessNoShare) {
+  FamilyStart started = Amd().start(Context());
+  ASSERT_EQ(started.collectors.size(), 1u);
+  for (const auto& key : Collect(*started.collectors[0]).Keys())
+    EXPECT_FALSE(key.starts_with("gpu.process.")) << key;
+}
+
+class AmdTreeWithTool : public AmdTree {
+ protected:
+  // A context whose vendor tool is the fake rocm-smi printing `json`.
+  CollectorContext ToolContext(const std::string& json) {
+    tree_.Write("tool/rocm-smi.json", json);
+    CollectorContext ctx = Context();
+    ctx.settings.interval_seconds = 0.2;
+    ctx.environment = {{"RUNMON_AMD_TOOL_PATH", FakeRocmSmiDir().string()},
+                       {"RUNMON_FAKE_AMD_FIXTURE", tree_.Path("tool/rocm-smi.json").string()},
+                       {"PATH", "/usr/bin:/bin"}};
+    return ctx;
+  }
+  // Collects until `key` appears (the tool runs in the background), at most `ticks` times 50 ms.
+  Collected CollectUntil(Collector& collector, const std::string& key, int ticks = 200) {
+    Collected collected;
+    for (int i = 0; i < ticks; ++i) {
+      clocks_.Advance(0.05);
+      collected = Collect(collector, static_cast<uint64_t>(i));
+      if (collected.Has(key)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return collected;
+  }
+};
+
+TEST_F(AmdTreeWithTool, FillsWhatSysfsLacksAndNothingElse) {
+  // card3 has no hwmon: its power and temperature come from the tool; card0's busy stays sysfs's.
+  FamilyStart started = Amd().start(ToolContext(R"json({
+    "card0": {"PCI Bus": "0000:03:00.0", "GPU use (%)": "5", "Average Graphics Package Power (W)": "1.0"},
+    "card2": {"PCI Bus": "0000:83:00.0", "GPU use (%)": "99", "Average Graphics Package Power (W)": "201.0",
+              "Max Graphics Package Power (W)": "300.0", "Temperature (Sensor junction) (C)": "61.0"},
+    "card9": {"PCI Bus": "0000:99:00.0", "GPU use (%)": "42"},
+    "system": {
+  "Driver version" : "6.3.6"
+}
+})json"));
+  ASSERT_EQ(started.collectors.size(), 1u);
+  const Collected filled = CollectUntil(*started.collectors[0], "gpu.2.powerWatts");
+  EXPECT_DOUBLE_EQ(filled["gpu.2.powerWatts"], 201);
+  EXPECT_DOUBLE_EQ(filled["gpu.2.powerPercent"], 67);
+  EXPECT_DOUBLE_EQ(filled["gpu.2.temp"], 61);
+  EXPECT_DOUBLE_EQ(filled["gpu.2.gpu"], 55);  // sysfs has it
+  EXPECT_DOUBLE_EQ(filled["gpu.0.gpu"], 87);
+  EXPECT_DOUBLE_EQ(filled["gpu.0.powerWatts"], 288);
+  EXPECT_FALSE(filled.Has("gpu.4.gpu"));  // a tool card sysfs does not have is not a card of its own
+  EXPECT_TRUE(warnings_.empty()) << warnings_.front();
+}
+
+TEST_F(AmdTreeWithTool, AToolThatFailsIsSaidOnceAndSysfsGoesOn) {
+  FamilyStart started = Amd().start(ToolContext("this is not JSON"));
+  ASSERT_EQ(started.collectors.size(), 1u);
+  Collected last;
+  for (int i = 0; i < 40 && warnings_.empty(); ++i) {
+    clocks_.Advance(0.05);
+    last = Collect(*started.collectors[0], static_cast<uint64_t>(i));
+    EXPECT_TRUE(last.status.ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_NE(warnings_[0].find("rocm-smi"), std::string::npos) << warnings_[0];
+  EXPECT_DOUBLE_EQ(last["gpu.0.gpu"], 87);
+  EXPECT_FALSE(last.Has("gpu.2.powerWatts"));
+}
+
+TEST_F(AmdTreeWithTool, TheToolNamesTheCardsWhenSysfsShowsNone) {
+  tree_.Remove("sys/class/drm");
+  FamilyStart started = Amd().start(ToolContext(R"json({
+    "card0": {"PCI Bus": "0000:03:00.0", "GPU use (%)": "12", "Card Series": "AMD INSTINCT MI250"
+}
+, "card1" : {
+  "PCI Bus" : "0000:43:00.0", "GPU use (%)" : "34"
+}
+})json"));
+  ASSERT_EQ(started.collectors.size(), 1u) << started.absent_reason;
+  const Collected collected = CollectUntil(*started.collectors[0], "gpu.1.gpu");
+  EXPECT_DOUBLE_EQ(collected["gpu.0.gpu"], 12);
+  EXPECT_DOUBLE_EQ(collected["gpu.1.gpu"], 34);
+  ASSERT_EQ(published_.size(), 1u);
+  EXPECT_EQ(published_[0]["gpu_count"], 2);
+  EXPECT_EQ(published_[0]["gpu"], "AMD INSTINCT MI250");
+  EXPECT_EQ(published_[0]["runmon"]["amd"]["devices"][1]["pciBusId"], "0000:43:00.0");
+}
+
+TEST_F(AmdTree, NoToolUnderAnotherRoot) {
+  // The tree is not the host's own: a tool on PATH would read the host's /sys, so none is started, and a
+  // tree without cards stays absent.
+  tree_.Remove("sys/class/drm");
+  CollectorContext ctx = Context();
+  ctx.environment = {{"PATH", FakeRocmSmiDir().string()}};
+  FamilyStart started = Amd().start(ctx);
+  EXPECT_TRUE(started.collectors.empty());
 }
 
 }  // namespace

@@ -1,7 +1,14 @@
 // The AMD family's factory: one collector over every amdgpu card in a lane of its own. The cards are found
 // at start (a few small sysfs reads); with none, the family is absent and says why (runmon info:
-// collectors.amd.reason). The probe gives `runmon info` the cards' metadata.
+// collectors.amd.reason), unless the driver is live and a vendor tool can name the cards. The probe gives
+// `runmon info` the cards' metadata.
+// The vendor tools (amd-smi, else rocm-smi) are looked for on the environment's PATH when the sys root is
+// the host's own: under --root another tree is read, which the tools, reading /sys, would not see.
+// RUNMON_AMD_TOOL_PATH names where to look instead, whatever the root (tests hand fake tools this way).
+#include <optional>
+#include <string>
 #include <string_view>
+#include <variant>
 
 #include "collectors/amd/amd_collector.hpp"
 #include "collectors/amd/amd_metadata.hpp"
@@ -9,11 +16,20 @@
 #include "collectors/builtin.hpp"
 #include "collectors/gpu/gpu_index.hpp"
 #include "collectors/nvidia/cuda_devices.hpp"
+#include "host/child_process.hpp"
 
 namespace runmon::collector_families {
 namespace {
 
-constexpr std::string_view kSettings[] = {"x_stats_gpu_device_ids", "x_stats_track_process_tree"};
+constexpr std::string_view kSettings[] = {"x_stats_gpu_device_ids", "x_stats_track_process_tree",
+                                          "RUNMON_AMD_TOOL_PATH", "PATH"};
+
+// Where the vendor tools are looked for, or nullopt when they are not to be used.
+std::optional<std::string> ToolSearchPathFor(const CollectorContext& ctx) {
+  if (auto explicit_path = EnvironmentValue(ctx, "RUNMON_AMD_TOOL_PATH")) return explicit_path;
+  if (ctx.paths.sys != HostPaths::System().sys) return std::nullopt;
+  return ToolSearchPath(ctx);
+}
 
 AmdOptions OptionsFor(const CollectorContext& ctx) {
   AmdOptions amd;
@@ -26,13 +42,35 @@ AmdOptions OptionsFor(const CollectorContext& ctx) {
   amd.whole_tree = ctx.settings.track_process_tree;
   amd.publish_metadata = ctx.publish_metadata;
   amd.warn = ctx.warn;
+  amd.interval_seconds = ctx.settings.interval_seconds;
+  amd.monotonic_seconds = ctx.clocks.monotonic_seconds;
+  if (auto search_path = ToolSearchPathFor(ctx)) {
+    amd.start_tool = [run_tool = ctx.run_tool, path = *search_path, environment = ctx.environment,
+                      interval = ctx.settings.interval_seconds]() -> std::unique_ptr<amd::AmdToolFallback> {
+      auto tool = amd::AmdToolFallback::Find(run_tool, path, environment,
+                                             amd::ToolFallbackOptions::ForInterval(interval));
+      return tool ? std::move(*tool) : nullptr;
+    };
+  }
   return amd;
+}
+
+// Whether amd-smi or rocm-smi is where the family would look for it (no process is started to find out).
+bool HasTool(const CollectorContext& ctx) {
+  const auto path = ToolSearchPathFor(ctx);
+  if (!path) return false;
+  for (const char* name : {"amd-smi", "rocm-smi"}) {
+    if (std::holds_alternative<std::string>(FindExecutable(name, *path))) return true;
+  }
+  return false;
 }
 
 FamilyStart Start(const CollectorContext& ctx) {
   AmdOptions options = OptionsFor(ctx);
   amd::CardDiscovery discovery = amd::DiscoverCards(ctx.paths, options.first_index, options.device_ids);
-  if (discovery.cards.empty()) return FamilyStart{.absent_reason = discovery.absent_reason};
+  if (discovery.cards.empty() && !(discovery.driver_live && options.start_tool && HasTool(ctx))) {
+    return FamilyStart{.absent_reason = discovery.absent_reason};
+  }
   return FamilyStart::Of(MakeAmdCollector(std::move(options), std::move(discovery)));
 }
 

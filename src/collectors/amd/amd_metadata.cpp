@@ -108,4 +108,38 @@ nlohmann::json DescribeCards(const HostPaths& paths, const std::vector<AmdCard>&
   return meta;
 }
 
+nlohmann::json DescribeToolCards(const std::vector<ToolCard>& cards, unsigned first_index) {
+  nlohmann::json meta = nlohmann::json::object();
+  if (cards.empty()) return meta;
+  nlohmann::json gpu_amd = nlohmann::json::array();
+  nlohmann::json devices = nlohmann::json::array();
+  for (size_t i = 0; i < cards.size(); ++i) {
+    const ToolCard& card = cards[i];
+    const auto index = first_index + static_cast<unsigned>(i);
+    nlohmann::json info = {{"id", std::to_string(index)}};
+    SetIfAny(info, "uniqueId", card.unique_id);
+    SetIfAny(info, "vbiosVersion", card.vbios_version);
+    SetIfAny(info, "performanceLevel", card.performance_level);
+    SetIfAny(info, "gpuOverdrive", card.gpu_overdrive);
+    SetIfAny(info, "gpuMemoryOverdrive", card.memory_overdrive);
+    SetIfAny(info, "maxPower", card.max_power);
+    SetIfAny(info, "series", card.series);
+    SetIfAny(info, "model", card.model);
+    SetIfAny(info, "vendor", card.vendor);
+    SetIfAny(info, "sku", card.sku);
+    SetIfAny(info, "sclkRange", card.sclk_range);
+    SetIfAny(info, "mclkRange", card.mclk_range);
+    gpu_amd.push_back(info);
+    nlohmann::json device = {{"key", fmt::format("gpu.{}", index)}, {"source", "tool"}};
+    if (card.pci_bus) device["pciBusId"] = *card.pci_bus;
+    if (card.values.vram_total_bytes) device["memoryTotal"] = std::to_string(*card.values.vram_total_bytes);
+    devices.push_back(device);
+  }
+  meta["gpu_count"] = first_index + static_cast<unsigned>(cards.size());
+  if (first_index == 0 && !cards.front().series.empty()) meta["gpu"] = cards.front().series;
+  meta["gpu_amd"] = gpu_amd;
+  meta["runmon"] = {{"amd", {{"devices", devices}}}};
+  return meta;
+}
+
 }  // namespace runmon::amd

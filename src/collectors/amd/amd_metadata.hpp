@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collectors/amd/amd_card_reading.hpp"
 #include "collectors/amd/amdgpu_discovery.hpp"
 #include "host/host_paths.hpp"
 
@@ -16,5 +17,8 @@ namespace runmon::amd {
 
 // `first_index`: how many GPUs of other vendors come first (they count in gpu_count).
 nlohmann::json DescribeCards(const HostPaths& paths, const std::vector<AmdCard>& cards, unsigned first_index);
+
+// The same from a vendor tool's cards, when sysfs shows none (keyed in the tool's order from `first_index`).
+nlohmann::json DescribeToolCards(const std::vector<ToolCard>& cards, unsigned first_index);
 
 }  // namespace runmon::amd

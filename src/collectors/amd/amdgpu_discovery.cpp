@@ -4,10 +4,12 @@
 #include "collectors/amd/amdgpu_discovery.hpp"
 
 #include <algorithm>
+#include <map>
 #include <system_error>
 
 #include <fmt/format.h>
 
+#include "collectors/amd/amdgpu_process_share.hpp"
 #include "collectors/amd/amdgpu_sysfs_parse.hpp"
 #include "collectors/linux/parse/text.hpp"
 #include "host/file_reader.hpp"
@@ -152,6 +154,7 @@ CardDiscovery DiscoverCards(const HostPaths& paths, unsigned first_index,
                                       std::string(text::Trim(*state)).substr(0, 40));
     return found;
   }
+  found.driver_live = true;
   const fs::path drm = paths.Sys("class/drm");
   auto names = ListDirectory(drm);
   if (!names) {
@@ -163,6 +166,7 @@ CardDiscovery DiscoverCards(const HostPaths& paths, unsigned first_index,
     if (auto number = CardNumber(name)) numbers.push_back(*number);
   }
   std::sort(numbers.begin(), numbers.end());
+  const std::map<std::string, uint32_t> kfd_gpu_ids = ReadKfdGpuIds(paths);
   unsigned next_index = first_index;
   for (unsigned number : numbers) {
     const fs::path device_dir = drm / fmt::format("card{}", number) / "device";
@@ -172,6 +176,7 @@ CardDiscovery DiscoverCards(const HostPaths& paths, unsigned first_index,
       continue;
     AmdCard card = DescribeCard(number, device_dir, report);
     card.key_index = key_index;
+    if (auto it = kfd_gpu_ids.find(card.pci_address); it != kfd_gpu_ids.end()) card.kfd_gpu_id = it->second;
     found.cards.push_back(std::move(card));
   }
   if (found.cards.empty()) {

@@ -48,6 +48,7 @@ struct AmdCard {
 struct CardDiscovery {
   std::vector<AmdCard> cards;
   std::string absent_reason;          // when `cards` is empty: why
+  bool driver_live = false;           // module/amdgpu/initstate says live (a tool may still find cards)
   std::vector<std::string> problems;  // files that exist but could not be read (said once)
 };
 
