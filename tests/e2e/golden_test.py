@@ -16,7 +16,8 @@ HOSTS = os.path.join(HERE, "..", "fixtures", "hosts")
 # Each tree's monitored process (0: none; the tree has no processes).
 TREES = {"cgroup-v1": 200, "cgroup-v2-parent-limit": 100, "container-overlay": 1, "debian12-vm": 7953,
          "dm-root": 0, "malformed": 6000, "no-proc-children": 3000, "nvme-root": 0, "partial-sysfs": 0,
-         "pid-reuse": 2000, "process-exit": 1000, "thread-forked-child": 4000, "zombie-child": 2500}
+         "pid-reuse": 2000, "process-exit": 1000, "thread-forked-child": 4000, "zombie-child": 2500,
+         "amd-gpus": 5000}
 
 # No GPU of the machine running the tests may show up in a fixture's keys.
 NO_NVML = {"RUNMON_NVML_LIBRARY": "/nonexistent/libnvidia-ml.so.1"}
