@@ -370,6 +370,18 @@ TEST_F(AmdTreeWithTool, TheToolNamesTheCardsWhenSysfsShowsNone) {
   EXPECT_EQ(published_[0]["gpu_count"], 2);
   EXPECT_EQ(published_[0]["gpu"], "AMD INSTINCT MI250");
   EXPECT_EQ(published_[0]["runmon"]["amd"]["devices"][1]["pciBusId"], "0000:43:00.0");
+  // runmon info asks the tool once, and waits for it.
+  auto probed = Amd().probe(ToolContext(tree_.Read("tool/rocm-smi.json")));
+  ASSERT_TRUE(probed) << probed.error();
+  EXPECT_EQ((*probed)["gpu_count"], 2);
+}
+
+TEST_F(AmdTreeWithTool, InfoSaysWhyWhenTheToolFindsNothingEither) {
+  tree_.Remove("sys/class/drm");
+  auto probed = Amd().probe(ToolContext("{}"));
+  ASSERT_FALSE(probed);
+  EXPECT_NE(probed.error().find("cannot be read"), std::string::npos) << probed.error();
+  EXPECT_NE(probed.error().find("rocm-smi"), std::string::npos) << probed.error();
 }
 
 TEST_F(AmdTree, NoToolUnderAnotherRoot) {

@@ -5,9 +5,11 @@
 // The vendor tools (amd-smi, else rocm-smi) are looked for on the environment's PATH when the sys root is
 // the host's own: under --root another tree is read, which the tools, reading /sys, would not see.
 // RUNMON_AMD_TOOL_PATH names where to look instead, whatever the root (tests hand fake tools this way).
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <variant>
 
 #include "collectors/amd/amd_collector.hpp"
@@ -74,10 +76,29 @@ FamilyStart Start(const CollectorContext& ctx) {
   return FamilyStart::Of(MakeAmdCollector(std::move(options), std::move(discovery)));
 }
 
+// No card in sysfs but a tool: one run of it, waited for (its deadline bounds the wait), names the cards.
+Result<nlohmann::json> ProbeWithTool(const AmdOptions& options, const std::string& absent_reason) {
+  auto tool = options.start_tool ? options.start_tool() : nullptr;
+  if (!tool) return Error{absent_reason};
+  const auto now = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
+  tool->Request(now());
+  while (tool->InFlight()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (auto reading = tool->Latest(now()); reading && !reading->cards.empty()) {
+    return amd::DescribeToolCards(reading->cards, options.first_index);
+  }
+  return Error{absent_reason + "; " + std::string(amd::VendorToolName(tool->tool())) + ": " +
+               tool->TakeFailure().value_or("no card")};
+}
+
 Result<nlohmann::json> Probe(const CollectorContext& ctx) {
   const AmdOptions options = OptionsFor(ctx);
   const amd::CardDiscovery discovery = amd::DiscoverCards(ctx.paths, options.first_index, options.device_ids);
-  if (discovery.cards.empty()) return Error{discovery.absent_reason};
+  if (discovery.cards.empty()) {
+    if (discovery.driver_live && HasTool(ctx)) return ProbeWithTool(options, discovery.absent_reason);
+    return Error{discovery.absent_reason};
+  }
   return amd::DescribeCards(ctx.paths, discovery.cards, options.first_index);
 }
 
