@@ -2,7 +2,8 @@
 // and hwmon files, kept open, parsed, keys emitted) on a host tree, repeated. CPU is getrusage(RUSAGE_SELF)
 // over the loop. bench/run_amd_bench.py runs it on the project's fake host tree beside Debian's rocm-smi
 // reading the same tree (what W&B runs every sample).
-// Usage: amd_bench ROOT [ticks=20000]
+// With PID, the run's share of each card (DRM fdinfo of that process tree, KFD) is read too.
+// Usage: amd_bench ROOT [ticks=20000] [PID]
 #include <sys/resource.h>
 
 #include <chrono>
@@ -32,13 +33,14 @@ double WallSeconds() {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: amd_bench ROOT [ticks]\n");
+    std::fprintf(stderr, "usage: amd_bench ROOT [ticks] [PID]\n");
     return 2;
   }
   const int ticks = argc > 2 ? std::atoi(argv[2]) : 20000;
   runmon::CollectorContext ctx;
   ctx.paths = runmon::HostPaths::Under(argv[1]);
   ctx.clocks = runmon::Clocks::System();
+  if (argc > 3) ctx.pid = std::atol(argv[3]);
   const runmon::CollectorFamily* amd = nullptr;
   for (const auto* family : runmon::CollectorFamilies()) {
     if (family->name == "amd") amd = family;
@@ -60,14 +62,16 @@ int main(int argc, char** argv) {
   const double cpu = CpuSeconds(), wall = WallSeconds();
   for (int i = 0; i < ticks; ++i) {
     runmon::MetricBatch batch;
-    (void)collector.Collect({.index = static_cast<uint64_t>(i + 1)}, batch);
+    runmon::Tick tick;
+    tick.index = static_cast<uint64_t>(i + 1);
+    (void)collector.Collect(tick, batch);
     keys = batch.items().size();
   }
   const double cpu_per_tick = (CpuSeconds() - cpu) / ticks, wall_per_tick = (WallSeconds() - wall) / ticks;
   std::printf(
-      "amd sysfs sample: %.1f us CPU per card (%zu cards: %.1f us CPU, %.1f us wall per tick), %zu keys, "
+      "amd %s sample: %.1f us CPU per card (%zu cards: %.1f us CPU, %.1f us wall per tick), %zu keys, "
       "%d ticks\n",
-      cpu_per_tick * 1e6 / static_cast<double>(cards.size()), cards.size(), cpu_per_tick * 1e6,
-      wall_per_tick * 1e6, keys, ticks);
+      ctx.pid ? "sysfs + run share" : "sysfs", cpu_per_tick * 1e6 / static_cast<double>(cards.size()),
+      cards.size(), cpu_per_tick * 1e6, wall_per_tick * 1e6, keys, ticks);
   return 0;
 }

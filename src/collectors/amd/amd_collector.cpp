@@ -26,8 +26,8 @@ using amd::CardValues;
 
 // What a card's keys need between ticks: its index, and the energy counted so far.
 struct CardKeys {
-  std::string index;  // i of gpu.{i}, as text
-  std::optional<double> energy_counted_microjoules, energy_last_microjoules;
+  std::string index = {};  // i of gpu.{i}, as text
+  std::optional<double> energy_counted_microjoules = {}, energy_last_microjoules = {};
 };
 
 struct CardState {

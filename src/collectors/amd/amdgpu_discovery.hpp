@@ -21,35 +21,36 @@ namespace runmon::amd {
 enum class TempSensor { kEdge, kJunction, kMemory };
 
 struct HwmonFiles {
-  std::filesystem::path dir;                                               // device/hwmon/hwmonM
-  std::vector<std::pair<TempSensor, std::filesystem::path>> temperatures;  // labelled sensors, m°C
-  std::optional<std::filesystem::path> power;  // power1_average, else power1_input (Linux 6.6+), µW
-  std::optional<std::filesystem::path> power_cap;
-  std::optional<std::filesystem::path> fan_rpm;          // fan1_input
-  std::optional<uint64_t> fan_max_rpm;                   // fan1_max
-  std::optional<std::filesystem::path> pwm, pwm_enable;  // pwm1 (0..pwm1_max), pwm1_enable
-  std::optional<uint64_t> pwm_max;                       // pwm1_max (255 when absent)
-  std::optional<std::filesystem::path> energy;           // energy1_input, µJ
+  std::filesystem::path dir = {};                                               // device/hwmon/hwmonM
+  std::vector<std::pair<TempSensor, std::filesystem::path>> temperatures = {};  // labelled sensors, m°C
+  std::optional<std::filesystem::path> power = {};  // power1_average, else power1_input (Linux 6.6+), µW
+  std::optional<std::filesystem::path> power_cap = {};
+  std::optional<std::filesystem::path> fan_rpm = {};               // fan1_input
+  std::optional<uint64_t> fan_max_rpm = {};                        // fan1_max
+  std::optional<std::filesystem::path> pwm = {}, pwm_enable = {};  // pwm1 (0..pwm1_max), pwm1_enable
+  std::optional<uint64_t> pwm_max = {};                            // pwm1_max (255 when absent)
+  std::optional<std::filesystem::path> energy = {};                // energy1_input, µJ
 };
 
 struct AmdCard {
-  unsigned card_number = 0;  // N of class/drm/cardN
-  unsigned key_index = 0;    // i of gpu.{i}
-  std::string pci_address;   // "0000:03:00.0"
-  std::filesystem::path device_dir;
-  std::optional<HwmonFiles> hwmon;  // none: the card has no hwmon directory
+  unsigned card_number = 0;      // N of class/drm/cardN
+  unsigned key_index = 0;        // i of gpu.{i}
+  std::string pci_address = {};  // "0000:03:00.0"
+  std::filesystem::path device_dir = {};
+  std::optional<HwmonFiles> hwmon = {};  // none: the card has no hwmon directory
   // Static facts (empty or unset when the card does not have them).
   uint32_t device_id = 0, subsystem_vendor_id = 0, subsystem_device_id = 0, revision = 0;
-  std::string unique_id, vbios_version, product_name, product_number, serial_number, vram_vendor;
-  std::optional<uint64_t> vram_total_bytes, gtt_total_bytes;
-  std::optional<uint32_t> kfd_gpu_id;  // the KFD topology node's gpu_id with this PCI address
+  std::string unique_id = {}, vbios_version = {}, product_name = {}, product_number = {}, serial_number = {},
+              vram_vendor = {};
+  std::optional<uint64_t> vram_total_bytes = {}, gtt_total_bytes = {};
+  std::optional<uint32_t> kfd_gpu_id = {};  // the KFD topology node's gpu_id with this PCI address
 };
 
 struct CardDiscovery {
-  std::vector<AmdCard> cards;
-  std::string absent_reason;          // when `cards` is empty: why
-  bool driver_live = false;           // module/amdgpu/initstate says live (a tool may still find cards)
-  std::vector<std::string> problems;  // files that exist but could not be read (said once)
+  std::vector<AmdCard> cards = {};
+  std::string absent_reason = {};          // when `cards` is empty: why
+  bool driver_live = false;                // module/amdgpu/initstate says live (a tool may still find cards)
+  std::vector<std::string> problems = {};  // files that exist but could not be read (said once)
 };
 
 // The cards, keyed from `first_index`; `device_ids` (x_stats_gpu_device_ids) keeps only those key indices.
