@@ -5,8 +5,10 @@
 #include "host/tool_runner.hpp"
 
 #include <poll.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <cerrno>
 #include <chrono>
@@ -66,8 +68,16 @@ Result<ToolOutput> RunTool(const ToolCommand& command, const ToolLimits& limits)
   std::string chunk;
   pollfd fds[2] = {{tool.stdout_fd, POLLIN, 0}, {tool.stderr_fd, POLLIN, 0}};
   bool over_cap = false;
+  bool stopped = false;
+  const auto stop_requested = [&limits] { return limits.stop != nullptr && limits.stop->load(); };
   while ((fds[0].fd >= 0 || fds[1].fd >= 0) && !over_cap) {
-    const int ready = ::poll(fds, 2, MillisecondsUntil(deadline));
+    // With a stop request to watch, wake at least every 50 ms to look at it.
+    const int wait = MillisecondsUntil(deadline);
+    const int ready = ::poll(fds, 2, limits.stop != nullptr ? std::min(wait, 50) : wait);
+    if (stop_requested()) {
+      stopped = true;
+      break;
+    }
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0 || Clock::now() >= deadline) break;  // poll cannot fail otherwise on two valid fds
     if (ready == 0) continue;
@@ -95,13 +105,16 @@ Result<ToolOutput> RunTool(const ToolCommand& command, const ToolLimits& limits)
 
   bool status_lost = false;
   std::optional<int> status;
-  if (!over_cap && fds[0].fd < 0 && fds[1].fd < 0) status = ReapBy(tool.pid, deadline, &status_lost);
+  if (!over_cap && !stopped && fds[0].fd < 0 && fds[1].fd < 0) {
+    status = ReapBy(tool.pid, deadline, &status_lost);
+  }
   if (!status) {
     bool needed_sigkill = false;
     TerminateToolGroup(tool.pid, limits.kill_grace_seconds, &needed_sigkill);
     std::string why =
-        over_cap ? fmt::format("{}: output over {} bytes", command.executable, limits.max_stdout_bytes)
-                 : fmt::format("{}: timed out after {} s", command.executable, limits.deadline_seconds);
+        over_cap  ? fmt::format("{}: output over {} bytes", command.executable, limits.max_stdout_bytes)
+        : stopped ? fmt::format("{}: stopped", command.executable)
+                  : fmt::format("{}: timed out after {} s", command.executable, limits.deadline_seconds);
     if (needed_sigkill)
       why += fmt::format(" (killed with SIGKILL after ignoring SIGTERM for {} s)", limits.kill_grace_seconds);
     return Error{WithStderr(std::move(why), stderr_tail)};

@@ -6,6 +6,7 @@
 // has passed (plus the grace).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 
@@ -19,6 +20,9 @@ struct ToolLimits {
   size_t max_stdout_bytes = 16 * 1024 * 1024;  // more: the tool is killed and the run is an error
   size_t stderr_tail_bytes = 2048;             // the last bytes of stderr kept for the message
   double kill_grace_seconds = 0.5;             // between SIGTERM and SIGKILL
+  // When set: the caller's stop request. Once true, the tool is ended as at its deadline (within 50 ms), so
+  // a caller shutting down never waits out a hung tool's deadline.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct ToolOutput {
@@ -28,7 +32,7 @@ struct ToolOutput {
 
 // The tool's stdout when it exits with status 0. Otherwise an error starting with the executable's name:
 // "rocm-smi: command not found", "X: exited with status 2: <stderr tail>", "X: killed by SIGSEGV: ...",
-// "X: timed out after 0.5 s", "X: output over 1048576 bytes".
+// "X: timed out after 0.5 s", "X: output over 1048576 bytes", "X: stopped".
 Result<ToolOutput> RunTool(const ToolCommand& command, const ToolLimits& limits);
 
 }  // namespace runmon

@@ -384,6 +384,65 @@ TEST_F(AmdTreeWithTool, InfoSaysWhyWhenTheToolFindsNothingEither) {
   EXPECT_NE(probed.error().find("rocm-smi"), std::string::npos) << probed.error();
 }
 
+TEST_F(AmdTree, ValuesNoCardReadsNeverLeave) {
+  const std::string card0 = "sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0/";
+  const std::string hwmon = card0 + "hwmon/hwmon2/";
+  ASSERT_TRUE(tree_.Exists(hwmon + "temp1_input"));
+  tree_.Write(hwmon + "temp1_input", "900000000\n");          // 900,000 °C
+  tree_.Write(hwmon + "power1_average", "99000000000000\n");  // 99 MW
+  tree_.Write(hwmon + "pwm1_enable", "0\n");                  // fan control off: the RPM share counts
+  tree_.Write(hwmon + "fan1_input", "9000\n");                // over fan1_max
+  tree_.Write(card0 + "pp_mclk_od", "250\n");                 // an overdrive of 250 %
+  FamilyStart started = Amd().start(Context());
+  ASSERT_EQ(started.collectors.size(), 1u);
+  const Collected t0 = Collect(*started.collectors[0]);
+  for (const char* key : {"gpu.0.tempEdge", "gpu.0.powerWatts", "gpu.0.powerPercent", "gpu.0.fanSpeed",
+                          "gpu.0.memoryOverDrive"}) {
+    EXPECT_FALSE(t0.Has(key)) << key;
+  }
+  EXPECT_DOUBLE_EQ(t0["gpu.0.fanRpm"], 9000);
+  EXPECT_DOUBLE_EQ(t0["gpu.0.tempJunction"], 49);  // the card's other values stay
+}
+
+TEST_F(AmdTreeWithTool, ASelectionOfNoneOfTheCardsIsNotTheToolsToFill) {
+  Settings settings;
+  settings.other["x_stats_gpu_device_ids"] = "[9]";
+  CollectorContext ctx = ToolContext(R"json({"card0": {"PCI Bus": "0000:03:00.0", "GPU use (%)": "5"}})json");
+  ctx.settings.other = settings.other;
+  FamilyStart started = Amd().start(ctx);
+  EXPECT_TRUE(started.collectors.empty());
+  EXPECT_EQ(started.absent_reason, "no AMD GPU is selected by x_stats_gpu_device_ids");
+  EXPECT_FALSE(Amd().probe(ctx));
+}
+
+TEST_F(AmdTreeWithTool, TheToolsCardsFollowTheSelectionToo) {
+  tree_.Remove("sys/class/drm");
+  CollectorContext ctx = ToolContext(R"json({
+    "card0": {"PCI Bus": "0000:03:00.0", "GPU use (%)": "12"},
+    "card1": {"PCI Bus": "0000:43:00.0", "GPU use (%)": "34"}})json");
+  ctx.settings.other["x_stats_gpu_device_ids"] = "[1]";
+  FamilyStart started = Amd().start(ctx);
+  ASSERT_EQ(started.collectors.size(), 1u);
+  const Collected collected = CollectUntil(*started.collectors[0], "gpu.1.gpu");
+  EXPECT_DOUBLE_EQ(collected["gpu.1.gpu"], 34);
+  EXPECT_FALSE(collected.Has("gpu.0.gpu"));
+  ASSERT_EQ(published_.size(), 1u);
+  ASSERT_EQ(published_[0]["gpu_amd"].size(), 1u);
+  EXPECT_EQ(published_[0]["gpu_amd"][0]["id"], "1");
+}
+
+TEST_F(AmdTreeWithTool, AMergedValueIsCheckedAgain) {
+  // card3 (gpu.2) loses its VRAM total; the tool's total is smaller than sysfs's used bytes.
+  tree_.Remove("sys/devices/pci0000:80/0000:80:03.1/0000:83:00.0/mem_info_vram_total");
+  FamilyStart started = Amd().start(ToolContext(R"json({
+    "card2": {"PCI Bus": "0000:83:00.0", "VRAM Total Memory (B)": "1000", "Average Graphics Package Power (W)": "201.0"}})json"));
+  ASSERT_EQ(started.collectors.size(), 1u);
+  const Collected merged = CollectUntil(*started.collectors[0], "gpu.2.powerWatts");
+  EXPECT_DOUBLE_EQ(merged["gpu.2.powerWatts"], 201);
+  EXPECT_FALSE(merged.Has("gpu.2.memoryAllocated"));
+  EXPECT_FALSE(merged.Has("gpu.2.memoryAllocatedBytes"));
+}
+
 TEST_F(AmdTree, NoToolUnderAnotherRoot) {
   // The tree is not the host's own: a tool on PATH would read the host's /sys, so none is started, and a
   // tree without cards stays absent.

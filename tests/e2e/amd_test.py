@@ -106,9 +106,8 @@ class AmdTest(unittest.TestCase):
             _, errors = runner.communicate(timeout=60)
             self.assertEqual(runner.returncode, 0, errors)
 
-    @unittest.skipUnless(FAKE_NVML and os.path.exists(FAKE_NVML), "the fake NVML library is not built")
-    def test_nvidia_and_amd_gpus_never_share_an_index(self):
-        for address in ("0000:17:00.0", "0000:18:00.0"):
+    def add_nvidia_gpus(self, *addresses):
+        for address in addresses:
             device = os.path.join(self.tree, "sys", "devices", "pci0000:00", address)
             os.makedirs(device)
             for name, text in (("vendor", "0x10de\n"), ("class", "0x030200\n")):
@@ -119,6 +118,10 @@ class AmdTest(unittest.TestCase):
             os.symlink(f"../../../devices/pci0000:00/{address}",
                        os.path.join(self.tree, "sys", "bus", "pci", "devices", address))
             os.symlink("../../../bus/pci/drivers/nvidia", os.path.join(device, "driver"))
+
+    @unittest.skipUnless(FAKE_NVML and os.path.exists(FAKE_NVML), "the fake NVML library is not built")
+    def test_nvidia_and_amd_gpus_never_share_an_index(self):
+        self.add_nvidia_gpus("0000:17:00.0", "0000:18:00.0")
         env = {"RUNMON_NVML_LIBRARY": FAKE_NVML,
                "RUNMON_FAKE_NVML_SCENARIO": os.path.join(SCENARIOS, "two_gpus.json")}
         result = run("sample", "--root", self.tree, "--once", "--json", "--pid", "0", env=env)
@@ -135,6 +138,22 @@ class AmdTest(unittest.TestCase):
         self.assertEqual(meta["gpu_count"], 6)
         self.assertEqual([entry["id"] for entry in meta["gpu_amd"]], ["2", "3", "4", "5"])
         self.assertEqual(len(meta["gpu_nvidia"]), 2)
+
+    @unittest.skipUnless(FAKE_NVML and os.path.exists(FAKE_NVML), "the fake NVML library is not built")
+    def test_mig_instances_come_after_the_amd_gpus(self):
+        # One A100 in MIG mode with three instances beside the tree's four AMD cards: the A100 is gpu.0, the
+        # AMD cards gpu.1 to gpu.4, the instances gpu.5 to gpu.7.
+        self.add_nvidia_gpus("0000:17:00.0")
+        env = {"RUNMON_NVML_LIBRARY": FAKE_NVML,
+               "RUNMON_FAKE_NVML_SCENARIO": os.path.join(HERE, "..", "fakes", "nvml", "scenarios", "a100_mig.json")}
+        info = run("info", "--root", self.tree, env=env)
+        self.assertEqual(info.returncode, 0, info.stderr)
+        meta = json.loads(info.stdout)
+        nvidia_keys = [device["key"] for device in meta["runmon"]["nvidia"]["devices"]]
+        amd_keys = [device["key"] for device in meta["runmon"]["amd"]["devices"]]
+        self.assertEqual(nvidia_keys, ["gpu.0", "gpu.5", "gpu.6", "gpu.7"])
+        self.assertEqual(amd_keys, ["gpu.1", "gpu.2", "gpu.3", "gpu.4"])
+        self.assertEqual(meta["gpu_count"], 5)  # the host's GPUs, MIG instances not counted
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -129,6 +130,28 @@ TEST(RunTool, AHangingToolAndItsGrandchildHoldingThePipeAreKilledAtTheDeadline) 
   EXPECT_EQ(run.error(), tool + ": timed out after 0.5 s");
   const int grandchild = std::stoi(ReadFile(pid_file));
   EXPECT_TRUE(StopsRunning(grandchild)) << "grandchild " << grandchild << " survived";
+}
+
+TEST(RunTool, AStopRequestEndsTheToolBeforeItsDeadline) {
+  TempDir dir;
+  const auto pid_file = dir.path() / "grandchild";
+  const auto tool = WriteFakeTool(dir.path(), "tool",
+                                  "sleep 1000 & echo $! > '" + pid_file.string() + "'; echo started; wait");
+  std::atomic<bool> stop{false};
+  ToolLimits limits = QuickLimits();
+  limits.deadline_seconds = 600;
+  limits.stop = &stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop = true;
+  });
+  const auto start = Clock::now();
+  auto run = RunTool({.executable = tool}, limits);
+  stopper.join();
+  EXPECT_LT(SecondsSince(start), 30.0);  // not the 600 s deadline
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.error(), tool + ": stopped");
+  EXPECT_TRUE(StopsRunning(std::stoi(ReadFile(pid_file))));
 }
 
 TEST(RunTool, AToolThatExitsWhileItsChildHoldsThePipeTimesOutAndTheChildIsKilled) {

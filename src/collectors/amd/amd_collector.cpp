@@ -6,7 +6,6 @@
 // sample; a counter that goes backwards (the driver was reloaded) counts on from its new value.
 #include "collectors/amd/amd_collector.hpp"
 
-#include <chrono>
 #include <utility>
 
 #include <fmt/format.h>
@@ -15,6 +14,7 @@
 #include "collectors/amd/amd_metrics.hpp"
 #include "collectors/amd/amdgpu_process_share.hpp"
 #include "collectors/amd/amdgpu_sampling.hpp"
+#include "collectors/amd/tool_values.hpp"
 #include "collectors/gpu/gpu_metrics.hpp"
 #include "collectors/linux/run_tree.hpp"
 
@@ -36,6 +36,13 @@ struct CardState {
   CardKeys keys;
 };
 
+// The sensor W&B reads as gpu.{i}.temp through rocm-smi: memory, else junction, else edge.
+std::optional<double> WandbTemperature(const CardValues& values) {
+  if (values.temp_memory_celsius) return values.temp_memory_celsius;
+  if (values.temp_junction_celsius) return values.temp_junction_celsius;
+  return values.temp_edge_celsius;
+}
+
 void AddValues(CardKeys& keys, const CardValues& values, MetricBatch& out) {
   namespace shared = gpu_metrics;
   namespace own = amd_metrics;
@@ -55,10 +62,7 @@ void AddValues(CardKeys& keys, const CardValues& values, MetricBatch& out) {
     add(own::kGttMemoryAllocated,
         100.0 * static_cast<double>(*values.gtt_used_bytes) / static_cast<double>(*values.gtt_total_bytes));
   }
-  const auto& temp = values.temp_memory_celsius     ? values.temp_memory_celsius
-                     : values.temp_junction_celsius ? values.temp_junction_celsius
-                                                    : values.temp_edge_celsius;
-  if (temp) add(shared::kTemp, *temp);
+  if (const auto temp = WandbTemperature(values)) add(shared::kTemp, *temp);
   if (values.temp_edge_celsius) add(own::kTempEdge, *values.temp_edge_celsius);
   if (values.temp_junction_celsius) add(own::kTempJunction, *values.temp_junction_celsius);
   if (values.temp_memory_celsius) add(own::kTempMemory, *values.temp_memory_celsius);
@@ -97,10 +101,7 @@ void AddShare(const CardKeys& keys, const amd::TreeShare& share, const CardValue
           100.0 * static_cast<double>(*share.vram_bytes) / static_cast<double>(*values.vram_total_bytes));
     }
   }
-  const auto& temp = values.temp_memory_celsius     ? values.temp_memory_celsius
-                     : values.temp_junction_celsius ? values.temp_junction_celsius
-                                                    : values.temp_edge_celsius;
-  if (temp) add(shared::kProcessTemp, *temp);
+  if (const auto temp = WandbTemperature(values)) add(shared::kProcessTemp, *temp);
   if (values.power_watts) add(shared::kProcessPowerWatts, *values.power_watts);
   if (values.power_cap_watts) add(shared::kProcessEnforcedPowerLimitWatts, *values.power_cap_watts);
   if (values.power_watts && values.power_cap_watts) {
@@ -139,14 +140,9 @@ bool LacksCoreValues(const CardValues& values) {
          !(values.temp_edge_celsius || values.temp_junction_celsius || values.temp_memory_celsius);
 }
 
-double SteadySeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 class AmdCollector final : public Collector {
  public:
   AmdCollector(AmdOptions options, amd::CardDiscovery discovery) : options_(std::move(options)) {
-    if (!options_.monotonic_seconds) options_.monotonic_seconds = SteadySeconds;
     for (auto& card : discovery.cards) {
       amd::CardSampler sampler(card);
       CardKeys keys{.index = fmt::format("{}", card.key_index)};
@@ -168,7 +164,7 @@ class AmdCollector final : public Collector {
     if (!published_ && options_.publish_metadata) {
       std::vector<AmdCard> cards;
       for (const auto& state : cards_) cards.push_back(state.card);
-      options_.publish_metadata(amd::DescribeCards(options_.paths, cards, options_.first_index));
+      options_.publish_metadata(amd::DescribeCards(options_.paths, cards, options_.host_gpus));
     }
     published_ = true;
     const size_t before = out.items().size();
@@ -180,7 +176,10 @@ class AmdCollector final : public Collector {
       values.push_back(state.sampler.Sample(problems));
       lacking = lacking || LacksCoreValues(values.back());
     }
-    if (lacking) FillFromTool(now, values);
+    if (lacking) {
+      FillFromTool(now, values);
+      for (auto& merged : values) amd::DropImpossibleValues(merged);  // sysfs's used beside a tool's total
+    }
     for (size_t i = 0; i < cards_.size(); ++i) AddValues(cards_[i].keys, values[i], out);
     if (share_) {
       const auto shares = share_->Sample(addresses_, now);
@@ -228,12 +227,15 @@ class AmdCollector final : public Collector {
     const auto reading = tool->Latest(now);
     if (!reading) return OkStatus();  // the first run is under way
     if (!published_ && options_.publish_metadata) {
-      options_.publish_metadata(amd::DescribeToolCards(reading->cards, options_.first_index));
+      options_.publish_metadata(
+          amd::DescribeToolCards(reading->cards, options_.first_index, options_.device_ids));
       published_ = true;
     }
     tool_keys_.resize(reading->cards.size());
     for (size_t i = 0; i < reading->cards.size(); ++i) {
-      if (tool_keys_[i].index.empty()) tool_keys_[i].index = fmt::format("{}", options_.first_index + i);
+      const unsigned key_index = options_.first_index + static_cast<unsigned>(i);
+      if (!amd::Selected(options_.device_ids, key_index)) continue;
+      if (tool_keys_[i].index.empty()) tool_keys_[i].index = fmt::format("{}", key_index);
       AddValues(tool_keys_[i], reading->cards[i].values, out);
     }
     return OkStatus();

@@ -21,6 +21,7 @@
 #include "collectors/amd/amd_tool_fallback.hpp"
 #include "collectors/amd/amdgpu_discovery.hpp"
 #include "collectors/collector.hpp"
+#include "collectors/gpu/gpu_index.hpp"
 #include "core/result.hpp"
 #include "host/host_paths.hpp"
 
@@ -28,6 +29,7 @@ namespace runmon {
 
 struct AmdOptions {
   HostPaths paths;
+  gpu::HostGpus host_gpus;                          // both vendors' GPUs on the host (gpu_count)
   unsigned first_index = 0;                         // the GPU index rule's start for AMD
   std::optional<std::vector<unsigned>> device_ids;  // x_stats_gpu_device_ids: key indices to report
   std::optional<long> pid;                          // root of the monitored tree: gpu.process.{i}.*
@@ -35,7 +37,7 @@ struct AmdOptions {
   std::function<void(const nlohmann::json&)> publish_metadata;  // wandb-metadata.json fields
   std::function<void(const std::string&)> warn;                 // a file that fails, said once
   double interval_seconds = 15;
-  std::function<double()> monotonic_seconds;  // the tick clock, for busy-time rates and tool readings
+  std::function<double()> monotonic_seconds;  // the tick clock, for busy-time rates and tool readings (set)
   // Starts the vendor tool fallback; null when no tool is to be used (none found, or a sys root that is not
   // the host's own, which the tools would not read).
   std::function<std::unique_ptr<amd::AmdToolFallback>()> start_tool;

@@ -10,7 +10,6 @@
 #include <string>
 #include <string_view>
 #include <thread>
-#include <variant>
 
 #include "collectors/amd/amd_collector.hpp"
 #include "collectors/amd/amd_metadata.hpp"
@@ -18,7 +17,6 @@
 #include "collectors/builtin.hpp"
 #include "collectors/gpu/gpu_index.hpp"
 #include "collectors/nvidia/cuda_devices.hpp"
-#include "host/child_process.hpp"
 
 namespace runmon::collector_families {
 namespace {
@@ -36,7 +34,8 @@ std::optional<std::string> ToolSearchPathFor(const CollectorContext& ctx) {
 AmdOptions OptionsFor(const CollectorContext& ctx) {
   AmdOptions amd;
   amd.paths = ctx.paths;
-  amd.first_index = gpu::CountPciGpus(ctx.paths, gpu::GpuVendor::kNvidia);
+  amd.host_gpus = gpu::CountHostGpus(ctx.paths);
+  amd.first_index = amd.host_gpus.nvidia;
   if (auto it = ctx.settings.other.find("x_stats_gpu_device_ids"); it != ctx.settings.other.end()) {
     if (auto ids = ParseGpuDeviceIds(it->second)) amd.device_ids = *ids;  // validated with the settings
   }
@@ -45,7 +44,8 @@ AmdOptions OptionsFor(const CollectorContext& ctx) {
   amd.publish_metadata = ctx.publish_metadata;
   amd.warn = ctx.warn;
   amd.interval_seconds = ctx.settings.interval_seconds;
-  amd.monotonic_seconds = ctx.clocks.monotonic_seconds;
+  amd.monotonic_seconds =
+      ctx.clocks.monotonic_seconds ? ctx.clocks.monotonic_seconds : Clocks::System().monotonic_seconds;
   if (auto search_path = ToolSearchPathFor(ctx)) {
     amd.start_tool = [run_tool = ctx.run_tool, path = *search_path, environment = ctx.environment,
                       interval = ctx.settings.interval_seconds]() -> std::unique_ptr<amd::AmdToolFallback> {
@@ -57,20 +57,18 @@ AmdOptions OptionsFor(const CollectorContext& ctx) {
   return amd;
 }
 
-// Whether amd-smi or rocm-smi is where the family would look for it (no process is started to find out).
-bool HasTool(const CollectorContext& ctx) {
+// Whether the tool's cards are the cards: the driver is live, sysfs shows none of its cards (not merely none
+// selected) and amd-smi or rocm-smi is where the family would look (no process is started to find out).
+bool ToolNamesTheCards(const CollectorContext& ctx, const amd::CardDiscovery& discovery) {
+  if (!discovery.driver_live || discovery.amdgpu_cards > 0) return false;
   const auto path = ToolSearchPathFor(ctx);
-  if (!path) return false;
-  for (const char* name : {"amd-smi", "rocm-smi"}) {
-    if (std::holds_alternative<std::string>(FindExecutable(name, *path))) return true;
-  }
-  return false;
+  return path && amd::FindVendorTool(*path);
 }
 
 FamilyStart Start(const CollectorContext& ctx) {
   AmdOptions options = OptionsFor(ctx);
   amd::CardDiscovery discovery = amd::DiscoverCards(ctx.paths, options.first_index, options.device_ids);
-  if (discovery.cards.empty() && !(discovery.driver_live && options.start_tool && HasTool(ctx))) {
+  if (discovery.cards.empty() && !ToolNamesTheCards(ctx, discovery)) {
     return FamilyStart{.absent_reason = discovery.absent_reason};
   }
   return FamilyStart::Of(MakeAmdCollector(std::move(options), std::move(discovery)));
@@ -80,13 +78,11 @@ FamilyStart Start(const CollectorContext& ctx) {
 Result<nlohmann::json> ProbeWithTool(const AmdOptions& options, const std::string& absent_reason) {
   auto tool = options.start_tool ? options.start_tool() : nullptr;
   if (!tool) return Error{absent_reason};
-  const auto now = [] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  };
+  const auto now = Clocks::System().monotonic_seconds;
   tool->Request(now());
   while (tool->InFlight()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   if (auto reading = tool->Latest(now()); reading && !reading->cards.empty()) {
-    return amd::DescribeToolCards(reading->cards, options.first_index);
+    return amd::DescribeToolCards(reading->cards, options.first_index, options.device_ids);
   }
   return Error{absent_reason + "; " + std::string(amd::VendorToolName(tool->tool())) + ": " +
                tool->TakeFailure().value_or("no card")};
@@ -96,10 +92,10 @@ Result<nlohmann::json> Probe(const CollectorContext& ctx) {
   const AmdOptions options = OptionsFor(ctx);
   const amd::CardDiscovery discovery = amd::DiscoverCards(ctx.paths, options.first_index, options.device_ids);
   if (discovery.cards.empty()) {
-    if (discovery.driver_live && HasTool(ctx)) return ProbeWithTool(options, discovery.absent_reason);
+    if (ToolNamesTheCards(ctx, discovery)) return ProbeWithTool(options, discovery.absent_reason);
     return Error{discovery.absent_reason};
   }
-  return amd::DescribeCards(ctx.paths, discovery.cards, options.first_index);
+  return amd::DescribeCards(ctx.paths, discovery.cards, options.host_gpus);
 }
 
 }  // namespace

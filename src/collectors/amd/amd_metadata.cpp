@@ -18,11 +18,6 @@
 namespace runmon::amd {
 namespace {
 
-std::string ReadWord(const std::filesystem::path& path) {
-  const auto text = ReadOptionalFile(path, nullptr);
-  return text ? std::string(text::Trim(*text)) : std::string();
-}
-
 std::string Sku(const std::string& vbios_version) {
   const size_t first = vbios_version.find('-');
   if (first == std::string::npos) return {};
@@ -61,8 +56,7 @@ void SetIfAny(nlohmann::json& object, const char* name, const std::string& value
 
 }  // namespace
 
-nlohmann::json DescribeCards(const HostPaths& paths, const std::vector<AmdCard>& cards,
-                             unsigned first_index) {
+nlohmann::json DescribeCards(const HostPaths& paths, const std::vector<AmdCard>& cards, gpu::HostGpus host) {
   nlohmann::json meta = nlohmann::json::object();
   if (cards.empty()) return meta;
   nlohmann::json gpu_amd = nlohmann::json::array();
@@ -74,9 +68,9 @@ nlohmann::json DescribeCards(const HostPaths& paths, const std::vector<AmdCard>&
                            {"vendor", "Advanced Micro Devices, Inc. [AMD/ATI]"}};
     SetIfAny(info, "uniqueId", UniqueId(card.unique_id));
     SetIfAny(info, "vbiosVersion", card.vbios_version);
-    SetIfAny(info, "performanceLevel", ReadWord(card.device_dir / "power_dpm_force_performance_level"));
-    SetIfAny(info, "gpuOverdrive", ReadWord(card.device_dir / "pp_sclk_od"));
-    SetIfAny(info, "gpuMemoryOverdrive", ReadWord(card.device_dir / "pp_mclk_od"));
+    SetIfAny(info, "performanceLevel", ReadSysfsText(card.device_dir / "power_dpm_force_performance_level"));
+    SetIfAny(info, "gpuOverdrive", ReadSysfsText(card.device_dir / "pp_sclk_od"));
+    SetIfAny(info, "gpuMemoryOverdrive", ReadSysfsText(card.device_dir / "pp_mclk_od"));
     if (card.hwmon && card.hwmon->power_cap) {
       if (auto cap = ReadOptionalParsed(*card.hwmon->power_cap, ParseSysfsUnsigned, nullptr);
           cap && *cap > 0) {
@@ -99,8 +93,8 @@ nlohmann::json DescribeCards(const HostPaths& paths, const std::vector<AmdCard>&
     if (card.kfd_gpu_id) device["kfdGpuId"] = *card.kfd_gpu_id;
     devices.push_back(device);
   }
-  meta["gpu_count"] = first_index + static_cast<unsigned>(cards.size());
-  if (first_index == 0) meta["gpu"] = Series(cards.front());
+  meta["gpu_count"] = host.nvidia > 0 ? host.nvidia + host.amd : static_cast<unsigned>(cards.size());
+  if (host.nvidia == 0) meta["gpu"] = Series(cards.front());
   meta["gpu_amd"] = gpu_amd;
   nlohmann::json amd = {{"devices", devices}};
   if (auto version = DriverVersion(paths)) amd["driverVersion"] = *version;
@@ -108,14 +102,17 @@ nlohmann::json DescribeCards(const HostPaths& paths, const std::vector<AmdCard>&
   return meta;
 }
 
-nlohmann::json DescribeToolCards(const std::vector<ToolCard>& cards, unsigned first_index) {
+nlohmann::json DescribeToolCards(const std::vector<ToolCard>& cards, unsigned first_index,
+                                 const std::optional<std::vector<unsigned>>& device_ids) {
   nlohmann::json meta = nlohmann::json::object();
-  if (cards.empty()) return meta;
   nlohmann::json gpu_amd = nlohmann::json::array();
   nlohmann::json devices = nlohmann::json::array();
+  std::string first_series;
   for (size_t i = 0; i < cards.size(); ++i) {
     const ToolCard& card = cards[i];
     const auto index = first_index + static_cast<unsigned>(i);
+    if (!Selected(device_ids, index)) continue;
+    if (gpu_amd.empty()) first_series = card.series;
     nlohmann::json info = {{"id", std::to_string(index)}};
     SetIfAny(info, "uniqueId", card.unique_id);
     SetIfAny(info, "vbiosVersion", card.vbios_version);
@@ -135,8 +132,10 @@ nlohmann::json DescribeToolCards(const std::vector<ToolCard>& cards, unsigned fi
     if (card.values.vram_total_bytes) device["memoryTotal"] = std::to_string(*card.values.vram_total_bytes);
     devices.push_back(device);
   }
-  meta["gpu_count"] = first_index + static_cast<unsigned>(cards.size());
-  if (first_index == 0 && !cards.front().series.empty()) meta["gpu"] = cards.front().series;
+  if (gpu_amd.empty()) return meta;
+  meta["gpu_count"] = first_index > 0 ? first_index + static_cast<unsigned>(cards.size())
+                                      : static_cast<unsigned>(gpu_amd.size());
+  if (first_index == 0 && !first_series.empty()) meta["gpu"] = first_series;
   meta["gpu_amd"] = gpu_amd;
   meta["runmon"] = {{"amd", {{"devices", devices}}}};
   return meta;

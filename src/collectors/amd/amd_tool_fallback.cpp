@@ -45,17 +45,22 @@ ToolFallbackOptions ToolFallbackOptions::ForInterval(double interval_seconds) {
   return options;
 }
 
+std::optional<VendorTool> FindVendorTool(const std::string& search_path) {
+  for (VendorTool tool : {VendorTool::kAmdSmi, VendorTool::kRocmSmi}) {
+    if (std::holds_alternative<std::string>(FindExecutable(VendorToolName(tool), search_path))) return tool;
+  }
+  return std::nullopt;
+}
+
 Result<std::unique_ptr<AmdToolFallback>> AmdToolFallback::Find(
     RunToolFunction run_tool, const std::string& search_path,
     const std::map<std::string, std::string>& environment, ToolFallbackOptions options) {
-  for (VendorTool tool : {VendorTool::kAmdSmi, VendorTool::kRocmSmi}) {
-    if (!std::holds_alternative<std::string>(FindExecutable(VendorToolName(tool), search_path))) continue;
-    ToolCommand command = ReadingCommand(tool);
-    command.search_path = search_path;
-    command.environment = ToolEnvironment(environment);
-    return std::make_unique<AmdToolFallback>(tool, std::move(run_tool), std::move(command), options);
-  }
-  return Error{"neither amd-smi nor rocm-smi is on PATH (" + search_path + ")"};
+  const auto tool = FindVendorTool(search_path);
+  if (!tool) return Error{"neither amd-smi nor rocm-smi is on PATH (" + search_path + ")"};
+  ToolCommand command = ReadingCommand(*tool);
+  command.search_path = search_path;
+  command.environment = ToolEnvironment(environment);
+  return std::make_unique<AmdToolFallback>(*tool, std::move(run_tool), std::move(command), options);
 }
 
 AmdToolFallback::AmdToolFallback(VendorTool tool, RunToolFunction run_tool, ToolCommand command,
@@ -69,8 +74,9 @@ AmdToolFallback::~AmdToolFallback() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
+  stop_tool_ = true;
   wake_.notify_one();
-  worker_.join();  // a run in flight ends by its deadline at the latest
+  worker_.join();  // a run in flight is stopped by the runner within 50 ms
 }
 
 void AmdToolFallback::Request(double now_seconds) {
@@ -138,6 +144,7 @@ Result<std::string> AmdToolFallback::RunCommand(const ToolCommand& command) {
   limits.deadline_seconds = options_.deadline_seconds;
   limits.max_stdout_bytes = options_.max_stdout_bytes;
   limits.kill_grace_seconds = options_.kill_grace_seconds;
+  limits.stop = &stop_tool_;
   auto output = run_tool_(command, limits);
   if (!output.ok()) return Error{output.error()};
   if (text::Trim(output->stdout_text).empty()) {
@@ -164,6 +171,7 @@ Result<std::vector<ToolCard>> AmdToolFallback::RunOnce() {
       if (!entries.ok()) return Error{entries.error()};
       if (entries->empty()) return Error{"amd-smi list: no GPU with a PCI address in its output"};
       amd_smi_list_ = std::move(*entries);
+      if (stop_tool_) return Error{"amd-smi: stopped"};  // the metric run is not started on the way out
     }
     auto text = RunCommand(command_);
     if (!text.ok()) return Error{text.error()};

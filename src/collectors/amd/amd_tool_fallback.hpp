@@ -13,9 +13,11 @@
 // rocm-smi exits 0 without a GPU, saying why on stderr), prints what does not parse or reports no card.
 // A failure is kept as a message, taken once by TakeFailure until a different one or a success follows,
 // and retried after a backoff that doubles from two intervals up to `retry_max_seconds`.
-// The destructor waits for a run in flight, which the deadline bounds: it never hangs on a hung tool.
+// The destructor stops a run in flight (the runner ends the tool within 50 ms, as at its deadline) and
+// waits for the worker: shutting down never waits out a hung tool.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -36,6 +38,9 @@ namespace runmon::amd {
 
 enum class VendorTool { kAmdSmi, kRocmSmi };
 std::string_view VendorToolName(VendorTool tool);
+
+// The tool the fallback would run from `search_path`: amd-smi when it is there, else rocm-smi, else none.
+std::optional<VendorTool> FindVendorTool(const std::string& search_path);
 
 struct ToolFallbackOptions {
   double interval_seconds = 1.0;
@@ -103,6 +108,7 @@ class AmdToolFallback {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  std::atomic<bool> stop_tool_{false};  // the runner's stop request (ToolLimits::stop)
   bool in_flight_ = false;
   double run_started_at_ = 0;
   std::optional<double> last_start_;

@@ -11,6 +11,7 @@
 
 #include "collectors/amd/amdgpu_process_share.hpp"
 #include "collectors/amd/amdgpu_sysfs_parse.hpp"
+#include "collectors/gpu/gpu_index.hpp"
 #include "collectors/linux/parse/text.hpp"
 #include "host/file_reader.hpp"
 
@@ -19,8 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr uint32_t kAmdVendorId = 0x1002;
-
 bool Exists(const fs::path& path) {
   std::error_code error;
   return fs::exists(path, error);
@@ -28,21 +27,6 @@ bool Exists(const fs::path& path) {
 
 std::optional<fs::path> IfExists(const fs::path& path) {
   return Exists(path) ? std::optional<fs::path>(path) : std::nullopt;
-}
-
-// A one-line text file, trimmed; empty when absent or unreadable.
-std::string ReadWord(const fs::path& path, const ProblemReporter& report) {
-  const auto text = ReadOptionalFile(path, report);
-  return text ? std::string(text::Trim(*text)) : std::string();
-}
-
-// cardN -> N; connectors ("card0-DP-1"), render nodes and anything else: nullopt.
-std::optional<unsigned> CardNumber(std::string_view name) {
-  if (!name.starts_with("card") || name.size() == 4 || name.size() > 10) return std::nullopt;
-  const auto digits = name.substr(4);
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return std::nullopt;
-  return static_cast<unsigned>(*text::ParseU64(digits));
 }
 
 std::string PciAddress(const fs::path& device_dir, const ProblemReporter& report) {
@@ -81,7 +65,7 @@ std::optional<HwmonFiles> FindHwmon(const fs::path& device_dir, const ProblemRep
   std::sort(candidates.begin(), candidates.end());
   fs::path dir = device_dir / "hwmon" / candidates.front();
   for (const auto& name : candidates) {
-    if (ReadWord(device_dir / "hwmon" / name / "name", report) == "amdgpu") {
+    if (ReadSysfsText(device_dir / "hwmon" / name / "name", report) == "amdgpu") {
       dir = device_dir / "hwmon" / name;
       break;
     }
@@ -90,7 +74,7 @@ std::optional<HwmonFiles> FindHwmon(const fs::path& device_dir, const ProblemRep
   for (int sensor = 1; sensor <= 8; ++sensor) {
     const auto input = IfExists(dir / fmt::format("temp{}_input", sensor));
     if (!input) continue;
-    const auto kind = SensorOf(ReadWord(dir / fmt::format("temp{}_label", sensor), report));
+    const auto kind = SensorOf(ReadSysfsText(dir / fmt::format("temp{}_label", sensor), report));
     if (kind) files.temperatures.emplace_back(*kind, *input);
   }
   files.power = IfExists(dir / "power1_average");
@@ -109,15 +93,6 @@ uint32_t ReadPciId(const fs::path& path, const ProblemReporter& report) {
   return ReadOptionalParsed(path, ParsePciId, report).value_or(0);
 }
 
-// Whether class/drm/cardN is an AMD GPU driven by amdgpu.
-bool IsAmdgpuCard(const fs::path& device_dir, const ProblemReporter& report) {
-  const auto vendor = ReadOptionalParsed(device_dir / "vendor", ParsePciId, report);
-  if (!vendor || *vendor != kAmdVendorId) return false;
-  std::error_code error;
-  const fs::path driver = fs::read_symlink(device_dir / "driver", error);
-  return !error && driver.filename() == "amdgpu";
-}
-
 AmdCard DescribeCard(unsigned number, const fs::path& device_dir, const ProblemReporter& report) {
   AmdCard card{.card_number = number, .device_dir = device_dir};
   card.pci_address = PciAddress(device_dir, report);
@@ -126,12 +101,12 @@ AmdCard DescribeCard(unsigned number, const fs::path& device_dir, const ProblemR
   card.subsystem_vendor_id = ReadPciId(device_dir / "subsystem_vendor", report);
   card.subsystem_device_id = ReadPciId(device_dir / "subsystem_device", report);
   card.revision = ReadPciId(device_dir / "revision", report);
-  card.unique_id = ReadWord(device_dir / "unique_id", report);
-  card.vbios_version = ReadWord(device_dir / "vbios_version", report);
-  card.product_name = ReadWord(device_dir / "product_name", report);
-  card.product_number = ReadWord(device_dir / "product_number", report);
-  card.serial_number = ReadWord(device_dir / "serial_number", report);
-  card.vram_vendor = ReadWord(device_dir / "mem_info_vram_vendor", report);
+  card.unique_id = ReadSysfsText(device_dir / "unique_id", report);
+  card.vbios_version = ReadSysfsText(device_dir / "vbios_version", report);
+  card.product_name = ReadSysfsText(device_dir / "product_name", report);
+  card.product_number = ReadSysfsText(device_dir / "product_number", report);
+  card.serial_number = ReadSysfsText(device_dir / "serial_number", report);
+  card.vram_vendor = ReadSysfsText(device_dir / "mem_info_vram_vendor", report);
   card.vram_total_bytes = ReadUnsigned(device_dir / "mem_info_vram_total", report);
   card.gtt_total_bytes = ReadUnsigned(device_dir / "mem_info_gtt_total", report);
   return card;
@@ -156,35 +131,38 @@ CardDiscovery DiscoverCards(const HostPaths& paths, unsigned first_index,
   }
   found.driver_live = true;
   const fs::path drm = paths.Sys("class/drm");
-  auto names = ListDirectory(drm);
-  if (!names) {
-    found.absent_reason = "amdgpu is loaded but " + drm.string() + " cannot be read: " + names.error();
+  auto numbers = gpu::AmdgpuCardNumbers(paths);
+  if (!numbers) {
+    found.absent_reason = "amdgpu is loaded but " + drm.string() + " cannot be read: " + numbers.error();
     return found;
   }
-  std::vector<unsigned> numbers;
-  for (const auto& name : *names) {
-    if (auto number = CardNumber(name)) numbers.push_back(*number);
-  }
-  std::sort(numbers.begin(), numbers.end());
+  found.amdgpu_cards = static_cast<unsigned>(numbers->size());
   const std::map<std::string, uint32_t> kfd_gpu_ids = ReadKfdGpuIds(paths);
   unsigned next_index = first_index;
-  for (unsigned number : numbers) {
-    const fs::path device_dir = drm / fmt::format("card{}", number) / "device";
-    if (!IsAmdgpuCard(device_dir, report)) continue;
+  for (unsigned number : *numbers) {
+    const fs::path device_dir = gpu::DrmCardDevice(paths, number);
     const unsigned key_index = next_index++;
-    if (device_ids && std::find(device_ids->begin(), device_ids->end(), key_index) == device_ids->end())
-      continue;
+    if (!Selected(device_ids, key_index)) continue;
     AmdCard card = DescribeCard(number, device_dir, report);
     card.key_index = key_index;
     if (auto it = kfd_gpu_ids.find(card.pci_address); it != kfd_gpu_ids.end()) card.kfd_gpu_id = it->second;
     found.cards.push_back(std::move(card));
   }
   if (found.cards.empty()) {
-    found.absent_reason = next_index == first_index
+    found.absent_reason = found.amdgpu_cards == 0
                               ? "amdgpu is loaded but drives no card under " + drm.string()
                               : "no AMD GPU is selected by x_stats_gpu_device_ids";
   }
   return found;
+}
+
+bool Selected(const std::optional<std::vector<unsigned>>& device_ids, unsigned key_index) {
+  return !device_ids || std::find(device_ids->begin(), device_ids->end(), key_index) != device_ids->end();
+}
+
+std::string ReadSysfsText(const fs::path& path, const ProblemReporter& report) {
+  const auto text = ReadOptionalFile(path, report);
+  return text ? std::string(text::Trim(*text)) : std::string();
 }
 
 std::optional<std::string> DriverVersion(const HostPaths& paths) {

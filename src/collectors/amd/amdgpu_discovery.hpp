@@ -1,7 +1,8 @@
 // Finding the AMD GPUs under the sys root (accelerators.md §3.1): the amdgpu driver must be live
 // (module/amdgpu/initstate), and a card is a class/drm/cardN entry (connectors such as card0-DP-1 and the
 // renderD* nodes are not cards) whose PCI device has vendor 0x1002 and is bound to the amdgpu driver (a
-// card0 may be simpledrm's, another vendor's or the old radeon driver's). Cards are keyed in card-number
+// card0 may be simpledrm's, another vendor's or the old radeon driver's): gpu::AmdgpuCardNumbers, the walk
+// the GPU index rule counts with too. Cards are keyed in card-number
 // order (card10 after card2), from the index the GPU index rule gives AMD (gpu/gpu_index.hpp). Each card's
 // static facts are read here, once; which of its per-tick files exist is decided here too, so a file the
 // card does not have is never looked for again (its key is absent, never 0).
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "host/file_reader.hpp"
 #include "host/host_paths.hpp"
 
 namespace runmon::amd {
@@ -50,12 +52,19 @@ struct CardDiscovery {
   std::vector<AmdCard> cards = {};
   std::string absent_reason = {};          // when `cards` is empty: why
   bool driver_live = false;                // module/amdgpu/initstate says live (a tool may still find cards)
+  unsigned amdgpu_cards = 0;               // amdgpu's cards in class/drm, selected or not
   std::vector<std::string> problems = {};  // files that exist but could not be read (said once)
 };
 
 // The cards, keyed from `first_index`; `device_ids` (x_stats_gpu_device_ids) keeps only those key indices.
 CardDiscovery DiscoverCards(const HostPaths& paths, unsigned first_index,
                             const std::optional<std::vector<unsigned>>& device_ids);
+
+// Whether `device_ids` (x_stats_gpu_device_ids; unset: all) selects the key index.
+bool Selected(const std::optional<std::vector<unsigned>>& device_ids, unsigned key_index);
+
+// A one-value sysfs file, trimmed; empty when absent or unreadable (said to `report`).
+std::string ReadSysfsText(const std::filesystem::path& path, const ProblemReporter& report = nullptr);
 
 // The amdgpu driver's version (module/amdgpu/version: set for the packaged DKMS driver, absent in-tree).
 std::optional<std::string> DriverVersion(const HostPaths& paths);

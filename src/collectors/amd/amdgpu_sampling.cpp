@@ -1,18 +1,19 @@
 // The per-tick sysfs reads of one card (amdgpu_sampling.hpp). Values that cannot be true (a busy share
-// over 100, more VRAM in use than there is) are refused here, as the parsers refuse malformed text.
+// over 100, more VRAM in use than there is, a temperature or power no card reaches) are refused here with
+// the tools' own rules (tool_values.hpp DropImpossibleValues), as the parsers refuse malformed text.
 #include "collectors/amd/amdgpu_sampling.hpp"
 
 #include <cerrno>
 #include <cstring>
 
 #include "collectors/amd/amdgpu_sysfs_parse.hpp"
+#include "collectors/amd/tool_values.hpp"
 
 namespace runmon::amd {
 namespace {
 
-std::optional<double> Percent(std::optional<uint64_t> value) {
-  if (!value || *value > 100) return std::nullopt;
-  return static_cast<double>(*value);
+std::optional<double> AsDouble(std::optional<uint64_t> value) {
+  return value ? std::optional<double>(static_cast<double>(*value)) : std::nullopt;
 }
 
 }  // namespace
@@ -86,23 +87,15 @@ std::optional<double> CardSampler::ReadDpm(const FilePtr& file, std::vector<std:
 
 CardValues CardSampler::Sample(std::vector<std::string>& problems) {
   CardValues values;
-  values.busy_percent = Percent(ReadUnsigned(busy_, problems));
-  values.memory_busy_percent = Percent(ReadUnsigned(memory_busy_, problems));
+  values.busy_percent = AsDouble(ReadUnsigned(busy_, problems));
+  values.memory_busy_percent = AsDouble(ReadUnsigned(memory_busy_, problems));
   values.vram_total_bytes = vram_total_bytes_;
   values.vram_used_bytes = ReadUnsigned(vram_used_, problems);
-  if (values.vram_used_bytes && vram_total_bytes_ && *values.vram_used_bytes > *vram_total_bytes_) {
-    values.vram_used_bytes.reset();
-  }
   values.gtt_total_bytes = gtt_total_bytes_;
   values.gtt_used_bytes = ReadUnsigned(gtt_used_, problems);
-  if (values.gtt_used_bytes && gtt_total_bytes_ && *values.gtt_used_bytes > *gtt_total_bytes_) {
-    values.gtt_used_bytes.reset();
-  }
   values.sclk_mhz = ReadDpm(sclk_, problems);
   values.mclk_mhz = ReadDpm(mclk_, problems);
-  if (auto overdrive = ReadUnsigned(memory_overdrive_, problems)) {
-    values.memory_overdrive_percent = static_cast<double>(*overdrive);
-  }
+  values.memory_overdrive_percent = AsDouble(ReadUnsigned(memory_overdrive_, problems));
   for (const auto& [sensor, file] : temperatures_) {
     const auto millidegrees = ReadUnsigned(file, problems);
     if (!millidegrees) continue;
@@ -125,7 +118,7 @@ CardValues CardSampler::Sample(std::vector<std::string>& problems) {
     values.power_cap_watts = static_cast<double>(*microwatts) / 1e6;
   }
   if (auto rpm = ReadUnsigned(fan_rpm_, problems)) {
-    values.fan_rpm = static_cast<double>(*rpm);
+    values.fan_rpm = static_cast<double>(*rpm);  // over fan1_max: a share over 100, dropped below
     if (fan_max_rpm_ && *fan_max_rpm_ > 0)
       values.fan_percent = 100.0 * static_cast<double>(*rpm) / static_cast<double>(*fan_max_rpm_);
   }
@@ -137,9 +130,8 @@ CardValues CardSampler::Sample(std::vector<std::string>& problems) {
         values.fan_percent = 100.0 * static_cast<double>(*pwm) / maximum;
     }
   }
-  if (auto microjoules = ReadUnsigned(energy_, problems)) {
-    values.energy_microjoules = static_cast<double>(*microjoules);
-  }
+  values.energy_microjoules = AsDouble(ReadUnsigned(energy_, problems));
+  DropImpossibleValues(values);  // what no card reads (a 900,000 °C edge, 99 MW) never leaves runmon
   return values;
 }
 

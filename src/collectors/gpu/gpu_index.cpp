@@ -1,52 +1,86 @@
-// The PCI scan behind the GPU index rule (gpu_index.hpp): each function's vendor, class and bound driver.
-// A function whose files cannot be read is not counted (a partial tree counts what it shows).
+// The scans behind the GPU index rule (gpu_index.hpp): the PCI bus for NVIDIA's GPUs (each function's
+// vendor, class and bound driver), the DRM cards for AMD's. A device whose files cannot be read is not
+// counted (a partial tree counts what it shows).
 #include "collectors/gpu/gpu_index.hpp"
 
-#include <filesystem>
+#include <algorithm>
+#include <string>
 #include <string_view>
 #include <system_error>
 
+#include <fmt/format.h>
+
+#include "collectors/amd/amdgpu_sysfs_parse.hpp"
 #include "collectors/linux/parse/text.hpp"
 #include "host/file_reader.hpp"
 
 namespace runmon::gpu {
 namespace {
 
-struct VendorIds {
-  std::string_view vendor_id;  // as sysfs writes it
-  std::string_view driver;
-};
+namespace fs = std::filesystem;
 
-VendorIds IdsOf(GpuVendor vendor) {
-  return vendor == GpuVendor::kNvidia ? VendorIds{"0x10de", "nvidia"} : VendorIds{"0x1002", "amdgpu"};
+constexpr uint32_t kNvidiaVendorId = 0x10de;
+constexpr uint32_t kAmdVendorId = 0x1002;
+
+std::optional<uint32_t> PciId(const fs::path& path) {
+  return ReadOptionalParsed(path, amd::ParsePciId, nullptr);
 }
 
-std::string Trimmed(const std::filesystem::path& path) {
-  auto text = ReadFileToString(path);
-  return text ? std::string(text::Trim(*text)) : std::string();
+bool BoundTo(const fs::path& device, std::string_view driver) {
+  std::error_code error;
+  const auto bound = fs::read_symlink(device / "driver", error);
+  return !error && bound.filename() == driver;
 }
 
 // PCI class 0x03xxxx (display controller) or 0x12xxxx (processing accelerator).
-bool IsGpuClass(std::string_view pci_class) {
-  return pci_class.starts_with("0x03") || pci_class.starts_with("0x12");
+bool IsGpuClass(std::optional<uint32_t> pci_class) {
+  return pci_class && ((*pci_class >> 16) == 0x03 || (*pci_class >> 16) == 0x12);
+}
+
+// cardN -> N, for the names the kernel writes (no sign, no leading zero); anything else: nullopt.
+std::optional<unsigned> CardNumber(std::string_view name) {
+  if (!name.starts_with("card") || name.size() == 4 || name.size() > 10) return std::nullopt;
+  const auto digits = name.substr(4);
+  if (digits.size() > 1 && digits.front() == '0') return std::nullopt;
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return static_cast<unsigned>(*text::ParseU64(digits));
 }
 
 }  // namespace
 
-unsigned CountPciGpus(const HostPaths& paths, GpuVendor vendor) {
-  const VendorIds ids = IdsOf(vendor);
-  const std::filesystem::path devices = paths.Sys("bus/pci/devices");
-  auto names = ListDirectory(devices);
-  if (!names) return 0;
-  unsigned count = 0;
+fs::path DrmCardDevice(const HostPaths& paths, unsigned card_number) {
+  return paths.Sys(fmt::format("class/drm/card{}/device", card_number));
+}
+
+Result<std::vector<unsigned>> AmdgpuCardNumbers(const HostPaths& paths) {
+  auto names = ListDirectory(paths.Sys("class/drm"));
+  if (!names) return Error{names.error()};
+  std::vector<unsigned> numbers;
   for (const auto& name : *names) {
-    const std::filesystem::path device = devices / name;
-    if (Trimmed(device / "vendor") != ids.vendor_id || !IsGpuClass(Trimmed(device / "class"))) continue;
-    std::error_code error;
-    const auto driver = std::filesystem::read_symlink(device / "driver", error);
-    if (!error && driver.filename() == ids.driver) ++count;
+    const auto number = CardNumber(name);
+    if (!number) continue;
+    const fs::path device = DrmCardDevice(paths, *number);
+    if (PciId(device / "vendor") == kAmdVendorId && BoundTo(device, "amdgpu")) numbers.push_back(*number);
   }
-  return count;
+  std::sort(numbers.begin(), numbers.end());
+  return numbers;
+}
+
+HostGpus CountHostGpus(const HostPaths& paths) {
+  HostGpus gpus;
+  if (auto cards = AmdgpuCardNumbers(paths)) gpus.amd = static_cast<unsigned>(cards->size());
+  const fs::path devices = paths.Sys("bus/pci/devices");
+  auto names = ListDirectory(devices);
+  if (!names) return gpus;
+  for (const auto& name : *names) {
+    const fs::path device = devices / name;
+    if (PciId(device / "vendor") == kNvidiaVendorId && IsGpuClass(PciId(device / "class")) &&
+        BoundTo(device, "nvidia")) {
+      ++gpus.nvidia;
+    }
+  }
+  return gpus;
 }
 
 }  // namespace runmon::gpu

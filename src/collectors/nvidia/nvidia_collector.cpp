@@ -82,7 +82,7 @@ class NvidiaCollector final : public Collector {
 
   nlohmann::json Metadata() const {
     return nvidia::DescribeRunGpus(*library_, inventory_, options_.cuda_visible_devices,
-                                   options_.other_vendor_gpus);
+                                   options_.host_gpu_count);
   }
 
  private:

@@ -26,6 +26,7 @@ struct NvidiaOptions {
   std::string library_path;                         // empty: libnvidia-ml.so.1
   std::optional<std::vector<unsigned>> device_ids;  // x_stats_gpu_device_ids: NVML indices to report
   unsigned other_vendor_gpus = 0;                   // AMD GPUs, numbered before the MIG instances
+  unsigned host_gpu_count = 0;                      // with AMD GPUs too: both vendors' (gpu_count); else 0
   std::optional<std::string> cuda_visible_devices;  // the run's CUDA_VISIBLE_DEVICES, for CUDA ordinals
   std::optional<long> pid;                          // root of the monitored tree: gpu.process.{i}.*
   bool whole_tree = true;                           // false: the root process alone (--no-process-tree)

@@ -9,7 +9,7 @@ namespace runmon::nvidia {
 
 nlohmann::json DescribeRunGpus(const nvml::Library& library, const DeviceInventory& inventory,
                                const std::optional<std::string>& cuda_visible_devices,
-                               unsigned other_vendor_gpus) {
+                               unsigned host_gpu_count) {
   const nvml::Functions& api = library.api();
   const std::vector<GpuDevice>& devices = inventory.devices;
   nlohmann::json meta = nlohmann::json::object();
@@ -49,7 +49,7 @@ nlohmann::json DescribeRunGpus(const nvml::Library& library, const DeviceInvento
     described.push_back(entry);
   }
   if (gpu_count > 0) {
-    meta["gpu_count"] = gpu_count + other_vendor_gpus;
+    meta["gpu_count"] = host_gpu_count > 0 ? host_gpu_count : gpu_count;
     if (!devices.front().name.empty()) meta["gpu"] = devices.front().name;
     meta["gpu_nvidia"] = gpu_nvidia;
   }
