@@ -90,11 +90,13 @@ Result<nlohmann::json> ProbeWithDeadline(const CollectorFamily& family, const Co
                                          bool& timed_out) {
   auto promise = std::make_shared<std::promise<Result<nlohmann::json>>>();
   auto future = promise->get_future();
-  std::thread([promise, &family, ctx] { promise->set_value(family.probe(ctx)); }).detach();
+  std::thread probe([promise, &family, ctx] { promise->set_value(family.probe(ctx)); });
   if (future.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    probe.detach();  // still inside the driver: left behind (RunInfo exits without destructors)
     timed_out = true;
     return Error{fmt::format("{} did not answer within 10 s", family.name)};
   }
+  probe.join();  // it has answered: let it end, so nothing of it (dlerror's buffer) outlives the command
   return future.get();
 }
 
