@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "collectors/gpu/gpu_device_ids.hpp"
 #include "collectors/nvidia/cuda_devices.hpp"
 #include "fuzz_check.hpp"
 

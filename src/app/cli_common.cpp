@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "app/usage.hpp"
+#include "collectors/gpu/gpu_device_ids.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
-#include "collectors/nvidia/cuda_devices.hpp"
 #include "host/file_reader.hpp"
 
 extern char** environ;

@@ -15,8 +15,8 @@
 #include "collectors/amd/amd_metadata.hpp"
 #include "collectors/amd/amdgpu_discovery.hpp"
 #include "collectors/builtin.hpp"
+#include "collectors/gpu/gpu_device_ids.hpp"
 #include "collectors/gpu/gpu_index.hpp"
-#include "collectors/nvidia/cuda_devices.hpp"
 
 namespace runmon::collector_families {
 namespace {

@@ -15,9 +15,6 @@
 
 namespace runmon {
 
-// x_stats_gpu_device_ids (a JSON list of integers, or one integer) as NVML indices; nullopt when unset.
-Result<std::optional<std::vector<unsigned>>> ParseGpuDeviceIds(const std::optional<std::string>& setting);
-
 struct CudaDeviceSelector {
   enum class Kind { kIndex, kUuid, kMigUuid, kLegacyMig };
   Kind kind = Kind::kIndex;

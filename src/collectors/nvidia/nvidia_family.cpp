@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "collectors/builtin.hpp"
+#include "collectors/gpu/gpu_device_ids.hpp"
 #include "collectors/gpu/gpu_index.hpp"
 #include "collectors/nvidia/nvidia_collector.hpp"
 #include "config/settings.hpp"
