@@ -12,24 +12,11 @@
 #include <set>
 #include <string>
 
+#include "bench_clock.hpp"
 #include "collectors/builtin.hpp"
 
-namespace {
-
-double CpuSeconds() {
-  rusage usage{};
-  ::getrusage(RUSAGE_SELF, &usage);
-  const auto seconds = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-  };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
+using runmon::bench::RusageCpuSeconds;
+using runmon::bench::WallSeconds;
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -59,7 +46,7 @@ int main(int argc, char** argv) {
     if (!metric.key.starts_with("gpu.process.")) cards.insert(metric.key.substr(0, metric.key.find('.', 4)));
   }
   size_t keys = first.items().size();
-  const double cpu = CpuSeconds(), wall = WallSeconds();
+  const double cpu = RusageCpuSeconds(), wall = WallSeconds();
   for (int i = 0; i < ticks; ++i) {
     runmon::MetricBatch batch;
     runmon::Tick tick;
@@ -67,7 +54,8 @@ int main(int argc, char** argv) {
     (void)collector.Collect(tick, batch);
     keys = batch.items().size();
   }
-  const double cpu_per_tick = (CpuSeconds() - cpu) / ticks, wall_per_tick = (WallSeconds() - wall) / ticks;
+  const double cpu_per_tick = (RusageCpuSeconds() - cpu) / ticks,
+               wall_per_tick = (WallSeconds() - wall) / ticks;
   std::printf(
       "amd %s sample: %.1f us CPU per card (%zu cards: %.1f us CPU, %.1f us wall per tick), %zu keys, "
       "%d ticks\n",

@@ -14,25 +14,16 @@
 #include <sstream>
 #include <string>
 
+#include "bench_clock.hpp"
 #include "collectors/amd/amd_smi_parse.hpp"
 #include "collectors/amd/rocm_smi_parse.hpp"
 #include "collectors/linux/parse/text.hpp"
 #include "host/tool_runner.hpp"
 
+using runmon::bench::RusageCpuSeconds;
+using runmon::bench::WallSeconds;
+
 namespace {
-
-double CpuSeconds(int who) {
-  rusage usage{};
-  ::getrusage(who, &usage);
-  const auto seconds = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-  };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 std::string ReadFixture(const std::string& relative) {
   std::ifstream in(std::string(RUNMON_FIXTURES_DIR) + "/" + relative, std::ios::binary);
@@ -43,7 +34,7 @@ std::string ReadFixture(const std::string& relative) {
 
 template <typename Parse>
 void BenchParse(const char* label, const std::string& text, int parses, Parse parse) {
-  const double cpu = CpuSeconds(RUSAGE_SELF);
+  const double cpu = RusageCpuSeconds(RUSAGE_SELF);
   size_t cards = 0;
   for (int i = 0; i < parses; ++i) {
     auto parsed = parse(text);
@@ -53,7 +44,7 @@ void BenchParse(const char* label, const std::string& text, int parses, Parse pa
     }
     cards += parsed->size();
   }
-  const double per_call = (CpuSeconds(RUSAGE_SELF) - cpu) / parses;
+  const double per_call = (RusageCpuSeconds(RUSAGE_SELF) - cpu) / parses;
   std::printf("%s (%zu bytes, %zu cards): %.1f us CPU per parse\n", label, text.size(), cards / parses,
               per_call * 1e6);
 }
@@ -72,11 +63,12 @@ int main(int argc, char** argv) {
   bool printed_json = false;
   std::string stderr_tail;
   for (int i = 0; i < calls; ++i) {
-    const double wall = WallSeconds(), self = CpuSeconds(RUSAGE_SELF), child = CpuSeconds(RUSAGE_CHILDREN);
+    const double wall = WallSeconds(), self = RusageCpuSeconds(RUSAGE_SELF),
+                 child = RusageCpuSeconds(RUSAGE_CHILDREN);
     auto output = runmon::RunTool(command, limits);
     wall_total += WallSeconds() - wall;
-    self_total += CpuSeconds(RUSAGE_SELF) - self;
-    child_total += CpuSeconds(RUSAGE_CHILDREN) - child;
+    self_total += RusageCpuSeconds(RUSAGE_SELF) - self;
+    child_total += RusageCpuSeconds(RUSAGE_CHILDREN) - child;
     if (!output.ok()) {
       std::printf("%s -a --json: %s\n", tool.c_str(), output.error().c_str());
       return 1;

@@ -19,25 +19,12 @@
 #include <string>
 #include <thread>
 
+#include "bench_clock.hpp"
 #include "host/streaming_tool.hpp"
 #include "host/tool_runner.hpp"
 
-namespace {
-
-double CpuSeconds() {
-  rusage usage{};
-  ::getrusage(RUSAGE_SELF, &usage);
-  const auto seconds = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-  };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
+using runmon::bench::RusageCpuSeconds;
+using runmon::bench::WallSeconds;
 
 extern char** environ;
 
@@ -47,16 +34,16 @@ int main(int argc, char** argv) {
 
   runmon::ToolCommand true_command{.executable = "/bin/true"};
   (void)runmon::RunTool(true_command, {});  // warm-up
-  double cpu = CpuSeconds(), wall = WallSeconds();
+  double cpu = RusageCpuSeconds(), wall = WallSeconds();
   for (int i = 0; i < calls; ++i) {
     if (!runmon::RunTool(true_command, {})) return 1;
   }
   std::printf("RunTool(/bin/true): %.0f us wall, %.0f us runmon CPU per call (%d calls)\n",
-              (WallSeconds() - wall) / calls * 1e6, (CpuSeconds() - cpu) / calls * 1e6, calls);
+              (WallSeconds() - wall) / calls * 1e6, (RusageCpuSeconds() - cpu) / calls * 1e6, calls);
   // For comparison: the bare spawn and wait, without pipes, group, signal reset or deadline.
   char true_path[] = "/bin/true";
   char* true_argv[] = {true_path, nullptr};
-  cpu = CpuSeconds();
+  cpu = RusageCpuSeconds();
   wall = WallSeconds();
   for (int i = 0; i < calls; ++i) {
     pid_t pid = -1;
@@ -65,7 +52,7 @@ int main(int argc, char** argv) {
     ::waitpid(pid, &status, 0);
   }
   std::printf("bare posix_spawn + waitpid: %.0f us wall, %.0f us CPU per call\n",
-              (WallSeconds() - wall) / calls * 1e6, (CpuSeconds() - cpu) / calls * 1e6);
+              (WallSeconds() - wall) / calls * 1e6, (RusageCpuSeconds() - cpu) / calls * 1e6);
 
   const std::string fixture = RUNMON_FIXTURES_DIR "/neuron_monitor/neuron_monitor_trn1.2xlarge.jsonl";
   std::ifstream in(fixture);
@@ -85,7 +72,7 @@ int main(int argc, char** argv) {
   std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
 
   std::atomic<int> received{0};
-  cpu = CpuSeconds();
+  cpu = RusageCpuSeconds();
   wall = WallSeconds();
   {
     runmon::StreamingTool streaming(
@@ -95,8 +82,8 @@ int main(int argc, char** argv) {
   const int total = received.load();
   std::printf(
       "StreamingTool: %.1f us runmon CPU per %zu-byte document, %.0f MiB/s (%d documents, %.1f MiB)\n",
-      (CpuSeconds() - cpu) / total * 1e6, lines.str().size() / 3, size_mib / (WallSeconds() - wall), total,
-      size_mib);
+      (RusageCpuSeconds() - cpu) / total * 1e6, lines.str().size() / 3, size_mib / (WallSeconds() - wall),
+      total, size_mib);
   std::filesystem::remove_all(dir);
   return 0;
 }

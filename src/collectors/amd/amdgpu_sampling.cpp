@@ -5,6 +5,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
+#include <type_traits>
 
 #include "collectors/amd/amdgpu_sysfs_parse.hpp"
 #include "collectors/amd/tool_values.hpp"
@@ -55,14 +57,16 @@ void CardSampler::Fail(File& file, const std::string& why, std::vector<std::stri
   problems.push_back(FileError(file.file.path(), why));
 }
 
-std::optional<uint64_t> CardSampler::ReadUnsigned(const FilePtr& file, std::vector<std::string>& problems) {
+template <typename Parse>
+auto CardSampler::ReadParsed(const FilePtr& file, Parse&& parse, std::vector<std::string>& problems)
+    -> std::optional<std::remove_cvref_t<decltype(*parse(std::string_view()))>> {
   if (!file) return std::nullopt;
   auto text = file->file.Read();
   if (!text) {
     Fail(*file, text.error(), problems);
     return std::nullopt;
   }
-  auto value = ParseSysfsUnsigned(*text);
+  auto value = parse(*text);
   if (!value) {
     Fail(*file, value.error(), problems);
     return std::nullopt;
@@ -70,19 +74,12 @@ std::optional<uint64_t> CardSampler::ReadUnsigned(const FilePtr& file, std::vect
   return *value;
 }
 
+std::optional<uint64_t> CardSampler::ReadUnsigned(const FilePtr& file, std::vector<std::string>& problems) {
+  return ReadParsed(file, ParseSysfsUnsigned, problems);
+}
+
 std::optional<double> CardSampler::ReadDpm(const FilePtr& file, std::vector<std::string>& problems) {
-  if (!file) return std::nullopt;
-  auto text = file->file.Read();
-  if (!text) {
-    Fail(*file, text.error(), problems);
-    return std::nullopt;
-  }
-  auto megahertz = ParseCurrentDpmLevelMhz(*text);
-  if (!megahertz) {
-    Fail(*file, megahertz.error(), problems);
-    return std::nullopt;
-  }
-  return *megahertz;
+  return ReadParsed(file, ParseCurrentDpmLevelMhz, problems);
 }
 
 CardValues CardSampler::Sample(std::vector<std::string>& problems) {

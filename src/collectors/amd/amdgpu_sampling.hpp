@@ -7,6 +7,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "collectors/amd/amd_card_reading.hpp"
@@ -30,6 +32,10 @@ class CardSampler {
   using FilePtr = std::unique_ptr<File>;
 
   FilePtr Open(const std::filesystem::path& path, Generated generated = Generated::kWhole);
+  // The file's value through `parse` (a parser returning Result<T>), or nullopt after saying why once.
+  template <typename Parse>
+  auto ReadParsed(const FilePtr& file, Parse&& parse, std::vector<std::string>& problems)
+      -> std::optional<std::remove_cvref_t<decltype(*parse(std::string_view()))>>;
   std::optional<uint64_t> ReadUnsigned(const FilePtr& file, std::vector<std::string>& problems);
   std::optional<double> ReadDpm(const FilePtr& file, std::vector<std::string>& problems);
   void Fail(File& file, const std::string& why, std::vector<std::string>& problems);
