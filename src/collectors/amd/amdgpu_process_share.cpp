@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "collectors/amd/amdgpu_sysfs_parse.hpp"
 #include "collectors/amd/kfd_parse.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
 #include "collectors/linux/parse/text.hpp"
@@ -28,14 +29,6 @@ std::optional<long> ParsePid(std::string_view name) {
   if (!value || *value == 0 || *value > static_cast<uint64_t>(std::numeric_limits<int>::max()))
     return std::nullopt;
   return static_cast<long>(*value);
-}
-
-std::optional<PidStat> ReadStat(const HostPaths& paths, long pid) {
-  const auto text = ReadFileToString(paths.Proc(fmt::format("{}/stat", pid)));
-  if (!text || text->empty()) return std::nullopt;
-  auto stat = ParsePidStat(*text);
-  if (!stat) return std::nullopt;
-  return *stat;
 }
 
 }  // namespace
@@ -58,7 +51,7 @@ std::map<std::string, uint32_t> ReadKfdGpuIds(const HostPaths& paths) {
   for (const auto& node : *nodes) {
     const auto id_text = ReadFileToString(nodes_dir / node / "gpu_id");
     if (!id_text) continue;
-    const auto id = ParseKfdNumber(*id_text);
+    const auto id = ParseSysfsUnsigned(*id_text);
     if (!id || *id == 0 || *id > UINT32_MAX) continue;
     const auto properties_text = ReadFileToString(nodes_dir / node / "properties");
     if (!properties_text) continue;
@@ -93,7 +86,7 @@ void ProcessShare::ResolveGpuIds(std::span<const CardAddress> cards) {
 }
 
 bool ProcessShare::StillThere(const Process& process) const {
-  const auto stat = ReadStat(paths_, process.pid);
+  const auto stat = ReadPidStat(paths_, process.pid);
   return stat && stat->start_time_ticks == process.start_time_ticks && !HasExited(*stat);
 }
 
@@ -103,7 +96,7 @@ void ProcessShare::Forget(long pid) {
 }
 
 bool ProcessShare::Track(long pid, std::optional<long> parent) {
-  const auto stat = ReadStat(paths_, pid);
+  const auto stat = ReadPidStat(paths_, pid);
   if (!stat || HasExited(*stat)) return false;
   bool joined = false;
   if (parent) {
@@ -189,7 +182,7 @@ void ProcessShare::Walk() {
         }
         if (known->second.joined) continue;
         // Tracked from the KFD list before its parent was recorded: it joins now, and so can its children.
-        const auto stat = ReadStat(paths_, child);
+        const auto stat = ReadPidStat(paths_, child);
         if (stat && stat->start_time_ticks == known->second.start_time_ticks &&
             tree_.Join(child, *stat, pid).ok()) {
           known->second.joined = true;
@@ -318,7 +311,7 @@ bool ProcessShare::ReadProcess(Process& process, std::span<const CardAddress> ca
     }
     const auto text = file->second.Read(scratch_);
     if (!text) continue;
-    const auto bytes = ParseKfdNumber(*text);
+    const auto bytes = ParseSysfsUnsigned(*text);
     if (!bytes || *bytes == 0) continue;  // no VRAM there: not a sign the run uses that card
     sums[i].used = true;
     sums[i].vram_bytes += *bytes;

@@ -18,6 +18,14 @@ bool HasExited(const PidStat& stat) {
   return (stat.state == 'Z' || stat.state == 'X') && stat.num_threads <= 1;
 }
 
+std::optional<PidStat> ReadPidStat(const HostPaths& paths, long pid) {
+  const auto text = ReadFileToString(paths.Proc(std::to_string(pid) + "/stat"));
+  if (!text) return std::nullopt;
+  auto stat = ParsePidStat(*text);
+  if (!stat) return std::nullopt;
+  return *stat;
+}
+
 RunTree::RunTree(HostPaths paths, std::optional<long> root, bool whole_tree)
     : paths_(std::move(paths)), root_(root.value_or(0)), whole_tree_(whole_tree) {}
 
@@ -64,11 +72,7 @@ bool RunTree::Contains(long pid) {
     }
     if (current <= 1) break;
     walked.push_back(current);
-    auto text = ReadFileToString(paths_.Proc(std::to_string(current) + "/stat"));
-    std::optional<PidStat> stat;
-    if (text) {
-      if (auto parsed = ParsePidStat(*text)) stat = *parsed;
-    }
+    const std::optional<PidStat> stat = ReadPidStat(paths_, current);
     if (!stat) {
       // Gone (not ours, for this tick) or unreadable for now: decided again next tick.
       known = false;

@@ -32,6 +32,9 @@ namespace runmon {
 // shows 'Z' in its stat, with those threads still counted: that one has not exited.
 bool HasExited(const PidStat& stat);
 
+// PID's /proc/PID/stat, read and parsed now; nullopt when it is gone or unreadable.
+std::optional<PidStat> ReadPidStat(const HostPaths& paths, long pid);
+
 class RunTree {
  public:
   // `root` unset or <= 0: no monitored process, nothing is in the run. `whole_tree` false: the root alone.
