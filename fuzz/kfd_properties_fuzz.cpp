@@ -1,4 +1,4 @@
-// Fuzzes ParseKfdNodeProperties and ParseKfdNumber (KFD topology and process files): no crash; an address is
+// Fuzzes ParseKfdNodeProperties (KFD topology files): no crash; an address is
 // made only from both location_id and domain, and always has the "DDDD:BB:DD.F" shape.
 #include <cstddef>
 #include <cstdint>
@@ -8,7 +8,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto text = runmon::fuzz::AsText(data, size);
-  if (const auto number = runmon::amd::ParseKfdNumber(text); !number) FUZZ_CHECK(!number.error().empty());
   const auto properties = runmon::amd::ParseKfdNodeProperties(text);
   if (!properties) {
     FUZZ_CHECK(!properties.error().empty());

@@ -16,6 +16,15 @@ TEST(AmdgpuSysfsParse, Unsigned) {
   }
 }
 
+TEST(AmdgpuSysfsParse, CardName) {
+  EXPECT_EQ(ParseCardName("card0"), 0u);
+  EXPECT_EQ(ParseCardName("card10"), 10u);
+  for (const char* bad : {"card", "card0-DP-1", "renderD128", "card03", "card00", "card+3", "card-1",
+                          "system", "card99999999999"}) {
+    EXPECT_FALSE(ParseCardName(bad)) << bad;
+  }
+}
+
 TEST(AmdgpuSysfsParse, PciId) {
   EXPECT_EQ(*ParsePciId("0x1002\n"), 0x1002u);
   EXPECT_EQ(*ParsePciId("0x740c\n"), 0x740cu);

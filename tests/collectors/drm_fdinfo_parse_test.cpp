@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "collectors/amd/amdgpu_sysfs_parse.hpp"
 #include "collectors/amd/kfd_parse.hpp"
 #include "fixture_tree.hpp"
 
@@ -128,10 +129,10 @@ TEST(DrmFdinfoParse, ADrmClientsBrokenValueIsAnError) {
 }
 
 TEST(KfdParse, NumbersAndNodeProperties) {
-  EXPECT_EQ(*ParseKfdNumber("43690\n"), 43690u);
-  EXPECT_EQ(*ParseKfdNumber("0"), 0u);
-  EXPECT_FALSE(ParseKfdNumber("").ok());
-  EXPECT_FALSE(ParseKfdNumber("12 kB\n").ok());
+  EXPECT_EQ(*ParseSysfsUnsigned("43690\n"), 43690u);
+  EXPECT_EQ(*ParseSysfsUnsigned("0"), 0u);
+  EXPECT_FALSE(ParseSysfsUnsigned("").ok());
+  EXPECT_FALSE(ParseSysfsUnsigned("12 kB\n").ok());
 
   const auto properties = ParseKfdNodeProperties(
       "cpu_cores_count 0\nsimd_count 256\nmem_banks_count 1\nlocation_id 768\ndrm_render_minor 128\n"

@@ -27,6 +27,16 @@ std::optional<uint64_t> ParseMegahertz(std::string_view field) {
 
 }  // namespace
 
+std::optional<unsigned> ParseCardName(std::string_view name) {
+  if (!name.starts_with("card") || name.size() == 4) return std::nullopt;
+  name.remove_prefix(4);
+  if (name.size() > 1 && name.front() == '0') return std::nullopt;  // "card03" is not card3's second name
+  unsigned number = 0;
+  const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), number);
+  if (ec != std::errc() || end != name.data() + name.size()) return std::nullopt;
+  return number;
+}
+
 Result<uint64_t> ParseSysfsUnsigned(std::string_view text) {
   const std::string_view value = text::Trim(text);
   if (value.empty()) return Error{"empty"};

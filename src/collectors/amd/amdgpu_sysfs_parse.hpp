@@ -13,6 +13,10 @@
 
 namespace runmon::amd {
 
+// "card3" -> 3: a DRM card's name (class/drm/cardN), which rocm-smi's JSON keys copy. Connectors
+// ("card0-DP-1"), render nodes, "system" and names the kernel never writes ("card03", "card+3"): nullopt.
+std::optional<unsigned> ParseCardName(std::string_view name);
+
 // "123\n": a non-negative decimal integer (busy percentages, bytes, µW, m°C, RPM).
 Result<uint64_t> ParseSysfsUnsigned(std::string_view text);
 

@@ -7,12 +7,6 @@
 
 namespace runmon::amd {
 
-Result<uint64_t> ParseKfdNumber(std::string_view text) {
-  const auto value = text::ParseU64(text::Trim(text));
-  if (!value) return Error{"not an unsigned integer"};
-  return *value;
-}
-
 Result<KfdNodeProperties> ParseKfdNodeProperties(std::string_view text) {
   KfdNodeProperties properties;
   text::Lines lines(text);

@@ -21,8 +21,8 @@
 
 namespace runmon::amd {
 
-// A sysfs file holding one unsigned number ("4\n").
-Result<uint64_t> ParseKfdNumber(std::string_view text);
+// KFD's one-number files (gpu_id, vram_<gpu_id>) are sysfs numbers: amdgpu_sysfs_parse.hpp's
+// ParseSysfsUnsigned.
 
 struct KfdNodeProperties {
   std::optional<uint64_t> location_id;

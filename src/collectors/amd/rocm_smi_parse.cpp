@@ -1,6 +1,8 @@
 // Parses rocm-smi's JSON into ToolCards (see rocm_smi_parse.hpp for the spellings and why each is taken).
 #include "collectors/amd/rocm_smi_parse.hpp"
 
+#include "collectors/amd/amdgpu_sysfs_parse.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <initializer_list>
@@ -49,17 +51,6 @@ std::string Text(const json& card, std::initializer_list<const char*> names) {
   if (value->is_string()) return MetadataText(value->get_ref<const std::string&>());
   if (value->is_number()) return value->dump();
   return {};
-}
-
-// "card3" -> 3; nullopt for "system" and anything else.
-std::optional<unsigned> CardNumber(std::string_view key) {
-  if (!key.starts_with("card") || key.size() == 4) return std::nullopt;
-  key.remove_prefix(4);
-  if (key.size() > 1 && key.front() == '0') return std::nullopt;  // "card03" is not card3's second name
-  unsigned number = 0;
-  const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), number);
-  if (ec != std::errc() || end != key.data() + key.size()) return std::nullopt;
-  return number;
 }
 
 ToolCard ReadCard(unsigned number, const json& card) {
@@ -114,7 +105,7 @@ Result<std::vector<ToolCard>> ParseRocmSmiJson(std::string_view text) {
   if (!document.is_object()) return Error{"rocm-smi: output is not a JSON object"};
   std::vector<ToolCard> cards;
   for (const auto& [key, card] : document.items()) {
-    const auto number = CardNumber(key);
+    const auto number = ParseCardName(key);
     if (!number || !card.is_object()) continue;
     cards.push_back(ReadCard(*number, card));
   }

@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "collectors/amd/amdgpu_sysfs_parse.hpp"
-#include "collectors/linux/parse/text.hpp"
 #include "host/file_reader.hpp"
 
 namespace runmon::gpu {
@@ -37,16 +36,6 @@ bool IsGpuClass(std::optional<uint32_t> pci_class) {
   return pci_class && ((*pci_class >> 16) == 0x03 || (*pci_class >> 16) == 0x12);
 }
 
-// cardN -> N, for the names the kernel writes (no sign, no leading zero); anything else: nullopt.
-std::optional<unsigned> CardNumber(std::string_view name) {
-  if (!name.starts_with("card") || name.size() == 4 || name.size() > 10) return std::nullopt;
-  const auto digits = name.substr(4);
-  if (digits.size() > 1 && digits.front() == '0') return std::nullopt;
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return std::nullopt;
-  return static_cast<unsigned>(*text::ParseU64(digits));
-}
-
 }  // namespace
 
 fs::path DrmCardDevice(const HostPaths& paths, unsigned card_number) {
@@ -58,7 +47,7 @@ Result<std::vector<unsigned>> AmdgpuCardNumbers(const HostPaths& paths) {
   if (!names) return Error{names.error()};
   std::vector<unsigned> numbers;
   for (const auto& name : *names) {
-    const auto number = CardNumber(name);
+    const auto number = amd::ParseCardName(name);
     if (!number) continue;
     const fs::path device = DrmCardDevice(paths, *number);
     if (PciId(device / "vendor") == kAmdVendorId && BoundTo(device, "amdgpu")) numbers.push_back(*number);
