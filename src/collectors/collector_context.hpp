@@ -13,6 +13,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "collectors/collector.hpp"
+#include "collectors/gpu/gpu_index.hpp"
 #include "collectors/linux/cgroup_limits.hpp"
 #include "host/streaming_tool.hpp"
 #include "host/tool_runner.hpp"
@@ -25,6 +26,7 @@ struct HostFacts {
   CgroupLimits cgroup;  // empty with x_stats_no_cgroup
   long clock_ticks_per_second = 100;
   long page_size_bytes = 4096;
+  gpu::HostGpus gpus;  // each vendor's GPUs, for the GPU index rule (gpu/gpu_index.hpp)
 };
 
 // statvfs of one path, in bytes.

@@ -34,7 +34,7 @@ std::optional<std::string> ToolSearchPathFor(const CollectorContext& ctx) {
 AmdOptions OptionsFor(const CollectorContext& ctx) {
   AmdOptions amd;
   amd.paths = ctx.paths;
-  amd.host_gpus = gpu::CountHostGpus(ctx.paths);
+  amd.host_gpus = ctx.facts.gpus;
   amd.first_index = amd.host_gpus.nvidia;
   if (auto it = ctx.settings.other.find("x_stats_gpu_device_ids"); it != ctx.settings.other.end()) {
     if (auto ids = ParseGpuDeviceIds(it->second)) amd.device_ids = *ids;  // validated with the settings

@@ -1,10 +1,12 @@
 // Start-up facts shared by the collectors. The logical CPU count comes from sys/devices/system/cpu/online,
 // falling back to the cpuN lines of /proc/stat and then to sys/devices/system/cpu/present (a container or
-// an old kernel may lack some of them); the memory total from /proc/meminfo. A count that cannot be read
+// an old kernel may lack some of them); the memory total from /proc/meminfo; each vendor's GPUs for the
+// GPU index rule (gpu/gpu_index.hpp), counted once here for both GPU families. A count that cannot be read
 // stays 0, "unknown", so nothing is measured against it. A file that exists but cannot be read or parsed is
 // reported, never waited on (file_reader.hpp).
 #include <unistd.h>
 
+#include "collectors/gpu/gpu_index.hpp"
 #include "collectors/linux/linux_collectors.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
 #include "host/file_reader.hpp"
@@ -38,6 +40,7 @@ HostFacts DetectHostFacts(const HostPaths& paths, const Settings& settings, std:
     if (pid && facts.cgroup.leaf.empty())
       facts.cgroup = DetectCgroupLimits(paths, "self", facts.logical_cpus, report);
   }
+  facts.gpus = gpu::CountHostGpus(paths);
   const long ticks = ::sysconf(_SC_CLK_TCK);
   if (ticks > 0) facts.clock_ticks_per_second = ticks;
   const long page = ::sysconf(_SC_PAGESIZE);

@@ -21,7 +21,7 @@ NvidiaOptions OptionsFor(const CollectorContext& ctx) {
   if (auto it = ctx.settings.other.find("x_stats_gpu_device_ids"); it != ctx.settings.other.end()) {
     if (auto ids = ParseGpuDeviceIds(it->second)) nvidia.device_ids = *ids;  // validated with the settings
   }
-  const gpu::HostGpus host = gpu::CountHostGpus(ctx.paths);
+  const gpu::HostGpus host = ctx.facts.gpus;
   nvidia.other_vendor_gpus = host.amd;
   if (host.amd > 0) nvidia.host_gpu_count = host.nvidia + host.amd;
   nvidia.cuda_visible_devices = ctx.cuda_visible_devices;
