@@ -1,5 +1,6 @@
-// Fake tools for the tool runner's tests: /bin/sh scripts written into a test's temporary directory, and a
-// check that a process the tool started is gone (dead, or a zombie of someone else's, never running).
+// Fake tools for the tool runner's tests: /bin/sh scripts written into a test's temporary directory, a
+// check that a process the tool started is gone (dead, or a zombie of someone else's, never running), and
+// the elapsed time the tests bound their calls by.
 #pragma once
 
 #include <sys/stat.h>
@@ -33,6 +34,11 @@ inline bool IsRunning(int pid) {
   const size_t paren = stat.rfind(')');
   if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
   return stat[paren + 2] != 'Z' && stat[paren + 2] != 'X';
+}
+
+// Seconds since `start` on the steady clock.
+inline double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // Waits up to 5 s for the process to stop running (the kernel delivers SIGKILL promptly, but not at once).

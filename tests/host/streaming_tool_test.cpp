@@ -26,6 +26,7 @@ namespace runmon {
 namespace {
 
 using test::ReadFile;
+using test::SecondsSince;
 using test::StopsRunning;
 using test::TempDir;
 using test::WriteFakeTool;
@@ -33,10 +34,6 @@ using testing::WaitUntil;
 using Clock = std::chrono::steady_clock;
 
 constexpr auto kPatience = std::chrono::seconds(10);
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 StreamingToolOptions QuickOptions() {
   StreamingToolOptions options;

@@ -24,14 +24,11 @@ namespace runmon {
 namespace {
 
 using test::ReadFile;
+using test::SecondsSince;
 using test::StopsRunning;
 using test::TempDir;
 using test::WriteFakeTool;
 using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 ToolLimits QuickLimits() {
   ToolLimits limits;
