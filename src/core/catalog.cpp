@@ -10,9 +10,9 @@
 namespace runmon {
 namespace {
 
-constexpr MetricSection kSections[] = {MetricSection::kCpu,     MetricSection::kMemory, MetricSection::kDisk,
-                                       MetricSection::kNetwork, MetricSection::kCgroup, MetricSection::kGpu,
-                                       MetricSection::kMonitor};
+constexpr MetricSection kSections[] = {
+    MetricSection::kCpu,    MetricSection::kMemory, MetricSection::kDisk,        MetricSection::kNetwork,
+    MetricSection::kCgroup, MetricSection::kGpu,    MetricSection::kAccelerator, MetricSection::kMonitor};
 
 std::vector<MetricDefinition> JoinFamilies() {
   std::vector<MetricDefinition> joined;

@@ -19,8 +19,9 @@ enum class MetricKind {
 };
 
 // The group a metric is documented and charted in; the catalog lists sections in this order, each
-// section's metrics in the order the families' tables are joined (see core/CMakeLists.txt).
-enum class MetricSection { kCpu, kMemory, kDisk, kNetwork, kCgroup, kGpu, kMonitor };
+// section's metrics in the order the families' tables are joined (see core/CMakeLists.txt). kAccelerator:
+// what is not a GPU (Trainium's NeuronCores, Graphcore IPUs, TPUs).
+enum class MetricSection { kCpu, kMemory, kDisk, kNetwork, kCgroup, kGpu, kAccelerator, kMonitor };
 
 enum class PrometheusType { kGauge, kCounter };
 
