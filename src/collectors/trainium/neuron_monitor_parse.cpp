@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -29,7 +30,7 @@ constexpr int kMaxIndex = 1 << 16;
 
 bool Recoverable(error_code error) {
   return error == simdjson::INCORRECT_TYPE || error == simdjson::NUMBER_ERROR ||
-         error == simdjson::BIGINT_ERROR || error == simdjson::NUMBER_OUT_OF_RANGE;
+         error == simdjson::NUMBER_OUT_OF_RANGE;
 }
 
 // Calls on_field(key, value) for each field of `object`; stops at the first error it returns.
@@ -37,7 +38,7 @@ template <typename OnField>
 error_code ForEachField(od::object object, OnField&& on_field) {
   for (auto field_result : object) {
     od::field field;
-    if (auto error = field_result.get(field)) return error;
+    if (auto error = std::move(field_result).get(field)) return error;
     std::string_view key;
     if (auto error = field.unescaped_key().get(key)) return error;
     od::value value = field.value();
@@ -164,7 +165,7 @@ error_code ReadRuntimes(od::value& entries, std::vector<RuntimeReading>* runtime
   if (auto error = entries.get_array().get(array)) return Recoverable(error) ? simdjson::SUCCESS : error;
   for (auto entry_result : array) {
     od::value entry;
-    if (auto error = entry_result.get(entry)) return error;
+    if (auto error = std::move(entry_result).get(entry)) return error;
     RuntimeReading runtime;
     bool is_object = true;
     od::object object;
@@ -216,7 +217,7 @@ error_code ReadHardwareCounters(od::value& counters, SystemReading* system) {
     if (auto error = value.get_array().get(devices)) return Recoverable(error) ? simdjson::SUCCESS : error;
     for (auto device_result : devices) {
       od::value device;
-      if (auto error = device_result.get(device)) return error;
+      if (auto error = std::move(device_result).get(device)) return error;
       DeviceCounters entry;
       std::optional<double> index;
       const error_code error = ForEachFieldOf(device, [&](std::string_view name, od::value& count) {
