@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -248,6 +249,29 @@ TEST(NeuronDocumentParser, ValuesOfTheWrongTypeAreLeftOutAndTheRestRead) {
   ASSERT_TRUE(parsed->hardware);
   EXPECT_FALSE(parsed->hardware->device_count);
   EXPECT_EQ(parsed->hardware->device_type, "");
+}
+
+// "neuroncores_in_use" with 100k keys (any index up to 99999) and as many repeats of one key: the cores an
+// instance can have are kept, each once, the rest skipped; the document is read in one pass over its keys.
+TEST(NeuronDocumentParser, ThousandsOfCoreKeysKeepOnlyTheCoresAnInstanceCanHave) {
+  std::string in_use;
+  for (int core = 0; core < 100'000; ++core) {
+    in_use += fmt::format(R"("{}": {{"neuroncore_utilization": 1}},)", core);
+  }
+  for (int repeat = 0; repeat < 100'000; ++repeat) in_use += R"("7": {"neuroncore_utilization": 2},)";
+  in_use.pop_back();
+  const std::string document = R"({"neuron_runtime_data": [{"pid": 1, "report": {"neuroncore_counters": {)"
+                               R"("neuroncores_in_use": {)" +
+                               in_use + "}}}}]}";
+  NeuronDocumentParser parser;
+  auto parsed = parser.Parse(document);
+  ASSERT_TRUE(parsed) << parsed.error();
+  ASSERT_EQ(parsed->runtimes.size(), 1u);
+  const std::vector<CoreReading>& cores = parsed->runtimes[0].cores;
+  ASSERT_EQ(cores.size(), static_cast<size_t>(kMaxCoreIndex + 1));
+  EXPECT_EQ(cores.front().core, 0);
+  EXPECT_EQ(cores.back().core, kMaxCoreIndex);
+  EXPECT_EQ(*cores[7].utilization, 2);  // the last of the repeats
 }
 
 TEST(NeuronDocumentParser, RefusesWhatIsNotADocumentWithAReason) {

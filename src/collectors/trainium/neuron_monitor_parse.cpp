@@ -21,12 +21,14 @@ using simdjson::error_code;
 struct NeuronDocumentParser::State {
   od::parser parser;
   std::string buffer;  // the line, with SIMDJSON_PADDING bytes of room after it
+  // For each core index, where the runtime being read keeps its reading (-1: nowhere yet); see CoreIndex.
+  std::vector<int32_t> core_slots = std::vector<int32_t>(kMaxCoreIndex + 1, -1);
 };
 
 namespace {
 
-// The largest core or device index taken (a trn2.48xlarge has 128 logical cores, 16 devices).
-constexpr int kMaxIndex = 1 << 16;
+// The largest device index taken (a trn2.48xlarge has 16 devices).
+constexpr int kMaxDeviceIndex = kMaxCoreIndex;
 
 bool Recoverable(error_code error) {
   return error == simdjson::INCORRECT_TYPE || error == simdjson::NUMBER_ERROR ||
@@ -69,28 +71,47 @@ error_code ReadString(od::value& value, std::string* out) {
   return simdjson::SUCCESS;
 }
 
-// A decimal index such as "17"; nullopt for anything else.
-std::optional<int> ParseIndex(std::string_view text) {
+// A decimal core index such as "17", at most kMaxCoreIndex; nullopt for anything else.
+std::optional<int> ParseCoreIndex(std::string_view text) {
   int index = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), index);
-  if (error != std::errc{} || end != text.data() + text.size() || index < 0 || index > kMaxIndex) {
+  if (error != std::errc{} || end != text.data() + text.size() || index < 0 || index > kMaxCoreIndex) {
     return std::nullopt;
   }
   return index;
 }
 
-CoreReading& CoreEntry(RuntimeReading* runtime, int core) {
-  for (CoreReading& reading : runtime->cores) {
-    if (reading.core == core) return reading;
+// One runtime's cores, each core's reading found in one step however many keys name it (a hostile
+// "neuroncores_in_use" may have hundreds of thousands), through the parser's slot table, which it leaves
+// as it found it (all -1) when the runtime is read, or its reading failed.
+class CoreIndex {
+ public:
+  CoreIndex(std::vector<int32_t>* slots, RuntimeReading* runtime) : slots_(*slots), runtime_(*runtime) {}
+  ~CoreIndex() {
+    for (const CoreReading& reading : runtime_.cores) slots_[static_cast<size_t>(reading.core)] = -1;
   }
-  return runtime->cores.emplace_back(CoreReading{.core = core});
-}
+  CoreIndex(const CoreIndex&) = delete;
+  CoreIndex& operator=(const CoreIndex&) = delete;
 
-error_code ReadCoreCounters(od::value& in_use, RuntimeReading* runtime) {
+  CoreReading& Entry(int core) {
+    int32_t& slot = slots_[static_cast<size_t>(core)];
+    if (slot < 0) {
+      slot = static_cast<int32_t>(runtime_.cores.size());
+      runtime_.cores.push_back(CoreReading{.core = core});
+    }
+    return runtime_.cores[static_cast<size_t>(slot)];
+  }
+
+ private:
+  std::vector<int32_t>& slots_;
+  RuntimeReading& runtime_;
+};
+
+error_code ReadCoreCounters(od::value& in_use, CoreIndex& cores) {
   return ForEachFieldOf(in_use, [&](std::string_view key, od::value& counters) -> error_code {
-    const auto core = ParseIndex(key);
+    const auto core = ParseCoreIndex(key);
     if (!core) return simdjson::SUCCESS;
-    CoreReading& reading = CoreEntry(runtime, *core);
+    CoreReading& reading = cores.Entry(*core);
     return ForEachFieldOf(counters, [&](std::string_view name, od::value& value) -> error_code {
       if (name == "neuroncore_utilization") return ReadNumber(value, &reading.utilization);
       return simdjson::SUCCESS;
@@ -98,11 +119,11 @@ error_code ReadCoreCounters(od::value& in_use, RuntimeReading* runtime) {
   });
 }
 
-error_code ReadCoreMemory(od::value& per_core, RuntimeReading* runtime) {
+error_code ReadCoreMemory(od::value& per_core, CoreIndex& cores) {
   return ForEachFieldOf(per_core, [&](std::string_view key, od::value& usage) -> error_code {
-    const auto core = ParseIndex(key);
+    const auto core = ParseCoreIndex(key);
     if (!core) return simdjson::SUCCESS;
-    CoreMemory& memory = CoreEntry(runtime, *core).memory;
+    CoreMemory& memory = cores.Entry(*core).memory;
     return ForEachFieldOf(usage, [&](std::string_view name, od::value& value) -> error_code {
       if (name == "constants") return ReadNumber(value, &memory.constants);
       if (name == "model_code") return ReadNumber(value, &memory.model_code);
@@ -114,13 +135,13 @@ error_code ReadCoreMemory(od::value& per_core, RuntimeReading* runtime) {
   });
 }
 
-error_code ReadUsedBytes(od::value& used, RuntimeReading* runtime) {
+error_code ReadUsedBytes(od::value& used, RuntimeReading* runtime, CoreIndex& cores) {
   return ForEachFieldOf(used, [&](std::string_view key, od::value& value) -> error_code {
     if (key == "host") return ReadNumber(value, &runtime->host_bytes);
     if (key == "neuron_device") return ReadNumber(value, &runtime->device_bytes);
     if (key != "usage_breakdown") return simdjson::SUCCESS;
     return ForEachFieldOf(value, [&](std::string_view part, od::value& breakdown) -> error_code {
-      if (part == "neuroncore_memory_usage") return ReadCoreMemory(breakdown, runtime);
+      if (part == "neuroncore_memory_usage") return ReadCoreMemory(breakdown, cores);
       if (part != "host") return simdjson::SUCCESS;
       HostMemoryBreakdown& host = runtime->host_breakdown;
       return ForEachFieldOf(breakdown, [&](std::string_view name, od::value& bytes) -> error_code {
@@ -134,16 +155,16 @@ error_code ReadUsedBytes(od::value& used, RuntimeReading* runtime) {
   });
 }
 
-error_code ReadReport(od::value& report, RuntimeReading* runtime) {
+error_code ReadReport(od::value& report, RuntimeReading* runtime, CoreIndex& cores) {
   return ForEachFieldOf(report, [&](std::string_view group, od::value& value) -> error_code {
     if (group == "neuroncore_counters") {
       return ForEachFieldOf(value, [&](std::string_view key, od::value& in_use) -> error_code {
-        return key == "neuroncores_in_use" ? ReadCoreCounters(in_use, runtime) : simdjson::SUCCESS;
+        return key == "neuroncores_in_use" ? ReadCoreCounters(in_use, cores) : simdjson::SUCCESS;
       });
     }
     if (group == "memory_used") {
       return ForEachFieldOf(value, [&](std::string_view key, od::value& used) -> error_code {
-        return key == "neuron_runtime_used_bytes" ? ReadUsedBytes(used, runtime) : simdjson::SUCCESS;
+        return key == "neuron_runtime_used_bytes" ? ReadUsedBytes(used, runtime, cores) : simdjson::SUCCESS;
       });
     }
     if (group == "neuron_runtime_vcpu_usage") {
@@ -160,7 +181,8 @@ error_code ReadReport(od::value& report, RuntimeReading* runtime) {
   });
 }
 
-error_code ReadRuntimes(od::value& entries, std::vector<RuntimeReading>* runtimes) {
+error_code ReadRuntimes(od::value& entries, std::vector<int32_t>* core_slots,
+                        std::vector<RuntimeReading>* runtimes) {
   od::array array;
   if (auto error = entries.get_array().get(array)) return Recoverable(error) ? simdjson::SUCCESS : error;
   for (auto entry_result : array) {
@@ -174,19 +196,23 @@ error_code ReadRuntimes(od::value& entries, std::vector<RuntimeReading>* runtime
       is_object = false;
     }
     if (!is_object) continue;
-    const error_code error = ForEachField(object, [&](std::string_view key, od::value& value) -> error_code {
-      if (key == "pid") {
-        int64_t pid = 0;
-        if (auto pid_error = value.get_int64().get(pid)) {
-          return Recoverable(pid_error) ? simdjson::SUCCESS : pid_error;
-        }
-        if (pid > 0 && pid <= std::numeric_limits<int32_t>::max()) runtime.pid = static_cast<long>(pid);
-        return simdjson::SUCCESS;
-      }
-      if (key == "report") return ReadReport(value, &runtime);
-      return simdjson::SUCCESS;
-    });
-    if (error) return error;
+    {
+      CoreIndex cores(core_slots, &runtime);  // done with (the slots cleared) before `runtime` is moved
+      const error_code error =
+          ForEachField(object, [&](std::string_view key, od::value& value) -> error_code {
+            if (key == "pid") {
+              int64_t pid = 0;
+              if (auto pid_error = value.get_int64().get(pid)) {
+                return Recoverable(pid_error) ? simdjson::SUCCESS : pid_error;
+              }
+              if (pid > 0 && pid <= std::numeric_limits<int32_t>::max()) runtime.pid = static_cast<long>(pid);
+              return simdjson::SUCCESS;
+            }
+            if (key == "report") return ReadReport(value, &runtime, cores);
+            return simdjson::SUCCESS;
+          });
+      if (error) return error;
+    }
     runtimes->push_back(std::move(runtime));
   }
   return simdjson::SUCCESS;
@@ -230,7 +256,7 @@ error_code ReadHardwareCounters(od::value& counters, SystemReading* system) {
       });
       if (error) return error;
       // A device without a sound index cannot be named.
-      if (index && *index >= 0 && *index <= kMaxIndex && std::floor(*index) == *index) {
+      if (index && *index >= 0 && *index <= kMaxDeviceIndex && std::floor(*index) == *index) {
         entry.device = static_cast<int>(*index);
         system->devices.push_back(entry);
       }
@@ -310,7 +336,7 @@ Result<NeuronDocument> NeuronDocumentParser::Parse(std::string_view line) {
   const error_code error = ForEachField(top, [&](std::string_view key, od::value& value) -> error_code {
     if (key == "neuron_runtime_data") {
       has_section = true;
-      return ReadRuntimes(value, &parsed.runtimes);
+      return ReadRuntimes(value, &state_->core_slots, &parsed.runtimes);
     }
     if (key == "system_data") {
       has_section = true;

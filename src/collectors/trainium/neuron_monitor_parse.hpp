@@ -9,7 +9,7 @@
 // A field of the wrong type (a string or null where a number belongs: W&B's mock writes none, a newer
 // neuron-monitor might) leaves that one value out; malformed JSON, a document that is not an object, or one
 // with none of neuron-monitor's sections is an error. Core indices are the decimal strings neuron-monitor
-// writes ("0", "17"); other keys there are skipped.
+// writes ("0", "17"), at most kMaxCoreIndex; other keys there are skipped.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,10 @@
 #include "core/result.hpp"
 
 namespace runmon::trainium {
+
+// The largest core (and device) index read: eight times a trn2.48xlarge's 128 cores. A document naming
+// more (a hostile one may name 100k) has the rest skipped, so that what one document costs is bounded.
+constexpr int kMaxCoreIndex = 1023;
 
 struct CoreMemory {
   std::optional<double> constants, model_code, model_shared_scratchpad, runtime_memory, tensors;
