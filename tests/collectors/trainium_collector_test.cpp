@@ -201,6 +201,59 @@ TEST_F(TrainiumCollectorTest, AStaleDocumentIsNotUsedAndAHungToolIsStartedAgainR
   EXPECT_TRUE(messages[0].ends_with("(further hangs are not reported)")) << messages[0];
 }
 
+// A neuron-monitor that never writes, started again just as silent: each run is ended when it has been
+// silent that long, not only the first; one report.
+TEST_F(TrainiumCollectorTest, EveryHungRunIsEndedNotOnlyTheFirst) {
+  const auto runs = dir_.path() / "runs";
+  const auto tool =
+      WriteFakeTool(dir_.path(), "neuron-monitor",
+                    "trap '' TERM; echo run >> '" + runs.string() + "'; while :; do sleep 0.05; done");
+  TrainiumOptions options = Options(tool);
+  options.stale_after_seconds = 0.1;
+  options.hung_after_seconds = 0.3;
+  auto collector = MakeTrainiumCollector(options);
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        MetricBatch batch;
+        (void)collector->Collect(Tick{}, batch);
+        return ReadFile(runs) == "run\nrun\nrun\n";
+      },
+      kPatience))
+      << ReadFile(runs);
+  const auto messages = warnings_.messages();
+  ASSERT_EQ(messages.size(), 1u) << messages.back();
+  EXPECT_TRUE(messages[0].starts_with(tool + ": no document for ")) << messages[0];
+}
+
+// A neuron-monitor that exits at once, silent, with a restart delay longer than the hang threshold: no run
+// is up to end when the silence passes the threshold, and its exits stay exits (reported once as such).
+TEST_F(TrainiumCollectorTest, SilenceWhileNoRunIsUpIsNotAHang) {
+  const auto runs = dir_.path() / "runs";
+  const auto tool =
+      WriteFakeTool(dir_.path(), "neuron-monitor", "echo run >> '" + runs.string() + "'; exit 3");
+  TrainiumOptions options = Options(tool);
+  options.tool_options.restart_initial_seconds = 0.4;
+  options.tool_options.restart_max_seconds = 0.4;
+  options.stale_after_seconds = 0.05;
+  options.hung_after_seconds = 0.1;
+  auto collector = MakeTrainiumCollector(options);
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        MetricBatch batch;
+        (void)collector->Collect(Tick{}, batch);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return ReadFile(runs) == "run\nrun\nrun\nrun\n";
+      },
+      kPatience));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the fourth run's exit reported
+  MetricBatch batch;
+  (void)collector->Collect(Tick{}, batch);
+  const auto messages = warnings_.messages();
+  ASSERT_EQ(messages.size(), 1u) << messages.back();
+  EXPECT_EQ(messages[0],
+            tool + ": exited with status 3; starting it again in 0.4 s (further restarts are not reported)");
+}
+
 TEST_F(TrainiumCollectorTest, AnExitAndABadLineAreEachReportedOnce) {
   const std::string documents = DocumentsOfThisProcess(dir_.path());
   const auto tool = WriteFakeTool(

@@ -4,7 +4,6 @@
 #include "collectors/trainium/trainium_collector.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <mutex>
 #include <utility>
 
@@ -27,6 +26,9 @@ struct LatestDocument {
 
 // The kinds of trouble reported once each.
 enum class Trouble { kExit, kLine, kHang };
+
+// How the reason a hung run is ended with starts; the streaming tool reports that run's end with it.
+constexpr std::string_view kHangReasonStart = "no document for ";
 
 class TrainiumCollector : public Collector {
  public:
@@ -55,12 +57,7 @@ class TrainiumCollector : public Collector {
     const double now = options_.monotonic_seconds();
     const double since = latest.document ? latest.arrived_seconds : started_seconds_;
     const double silent_for = now - since;
-    if (silent_for > HungAfterSeconds() && ended_run_for_ != since) {
-      ended_run_for_ = since;
-      const std::string reason = fmt::format("no document for {:.0f} s", silent_for);
-      ending_hung_run_ = true;  // the tool's report of this run's end is the hang's
-      if (tool_) tool_->EndRun(reason);
-    }
+    EndHungRun(now, since);
     if (!latest.document) {
       if (silent_for > StaleAfterSeconds()) {
         return Error{
@@ -90,6 +87,22 @@ class TrainiumCollector : public Collector {
   double StaleAfterSeconds() const { return options_.stale_after_seconds; }
   double HungAfterSeconds() const { return options_.hung_after_seconds; }
 
+  // Ends the current run when neither it nor the previous ones have written for the hang threshold, counted
+  // from the later of the last document and the first tick that saw this run started; each run at most
+  // once (while no run is up, the streaming tool's EndRun does nothing).
+  void EndHungRun(double now, double last_document_seconds) {
+    if (!tool_) return;
+    const int restarts = tool_->restarts();
+    if (restarts != restarts_seen_) {
+      restarts_seen_ = restarts;
+      run_seen_seconds_ = now;
+    }
+    const double silent_for = now - std::max(last_document_seconds, run_seen_seconds_);
+    if (silent_for <= HungAfterSeconds() || ended_run_ == restarts) return;
+    ended_run_ = restarts;
+    tool_->EndRun(fmt::format("{}{:.0f} s", kHangReasonStart, now - last_document_seconds));
+  }
+
   // On the reader thread.
   Status TakeLine(std::string_view line) {
     auto parsed = parser_.Parse(line);
@@ -104,9 +117,9 @@ class TrainiumCollector : public Collector {
   // On the reader thread: the streaming tool's reports (an exit and its restart, a skipped line).
   void QueueWarning(const std::string& message) {
     const bool skipped_line = message.find(": skipped a line") != std::string::npos;
-    const Trouble trouble = skipped_line                       ? Trouble::kLine
-                            : ending_hung_run_.exchange(false) ? Trouble::kHang
-                                                               : Trouble::kExit;
+    const bool hang =
+        message.starts_with(fmt::format("{}: {}", options_.command.executable, kHangReasonStart));
+    const Trouble trouble = skipped_line ? Trouble::kLine : hang ? Trouble::kHang : Trouble::kExit;
     std::lock_guard lock(mutex_);
     pending_.emplace_back(trouble, message);
   }
@@ -138,8 +151,9 @@ class TrainiumCollector : public Collector {
   LatestDocument latest_;                                 // guarded by mutex_
   std::vector<std::pair<Trouble, std::string>> pending_;  // guarded by mutex_
   unsigned reported_ = 0;
-  double ended_run_for_ = -1;  // the arrival (or start) time the hung tool was last ended for
-  std::atomic<bool> ending_hung_run_{false};
+  int restarts_seen_ = 0;                       // the tool's restart count as the last tick saw it
+  double run_seen_seconds_ = started_seconds_;  // when a tick first saw that run
+  int ended_run_ = -1;                          // the restart count of the run last ended as hung
   bool metadata_published_ = false;
   std::unique_ptr<StreamingTool> tool_;  // last: stopped (in the destructor) before the rest goes
 };
