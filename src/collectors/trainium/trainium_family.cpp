@@ -112,6 +112,7 @@ Result<nlohmann::json> Probe(const CollectorContext& ctx) {
   std::condition_variable arrived;
   std::optional<nlohmann::json> metadata;
   std::string last_warning;
+  bool tool_ended = false;  // it exited (or could not be started): no document is coming soon
   auto tool = ctx.start_streaming_tool(
       setup->command, StreamingToolOptions{},
       [&, parser = std::make_shared<trainium::NeuronDocumentParser>()](std::string_view line) -> Status {
@@ -129,12 +130,15 @@ Result<nlohmann::json> Probe(const CollectorContext& ctx) {
         std::lock_guard lock(mutex);
         last_warning = message;
         // An exit (or a missing tool) ends the wait: no document is coming soon.
-        if (message.find(": skipped a line") == std::string::npos) arrived.notify_all();
+        if (message.find(": skipped a line") == std::string::npos) {
+          tool_ended = true;
+          arrived.notify_all();
+        }
       });
   {
     std::unique_lock lock(mutex);
     arrived.wait_for(lock, std::chrono::duration<double>(kProbeWaitSeconds),
-                     [&] { return metadata.has_value(); });
+                     [&] { return metadata.has_value() || tool_ended; });
   }
   tool->Stop();
   std::lock_guard lock(mutex);
