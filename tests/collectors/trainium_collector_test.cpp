@@ -334,6 +334,26 @@ TEST(TrainiumFamily, GivesNeuronMonitorAPrivateConfigThatIsGoneAfterTheRun) {
   EXPECT_TRUE(std::filesystem::is_empty(tmp));
 }
 
+// As W&B's tempfile does, a TMPDIR that does not exist (or cannot be written to) gives way to /tmp.
+TEST(TrainiumFamily, MakesThePrivateConfigInTmpWhenTmpdirIsUnusable) {
+  TempDir dir;
+  const auto log = dir.path() / "log";
+  const auto tool =
+      WriteFakeTool(dir.path(), "neuron-monitor", "echo \"$2\" > '" + log.string() + "'; exec sleep 1000");
+  std::string config_path;
+  {
+    FamilyStart started = TrainiumFamily().start(FamilyContext(
+        {{"RUNMON_NEURON_MONITOR", tool}, {"TMPDIR", (dir.path() / "no-such-directory").string()}}));
+    ASSERT_EQ(started.collectors.size(), 1u) << started.absent_reason;
+    ASSERT_TRUE(WaitUntil([&] { return ReadFile(log).ends_with("\n"); }, kPatience));
+    config_path = ReadFile(log);
+    config_path.pop_back();
+    EXPECT_TRUE(config_path.starts_with("/tmp/runmon-neuron-monitor-")) << config_path;
+    EXPECT_TRUE(std::filesystem::exists(config_path));
+  }
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(config_path).parent_path()));
+}
+
 TEST(TrainiumFamily, UsesTheConfigTheSettingNamesAsItIs) {
   TempDir dir;
   const auto log = dir.path() / "log";

@@ -4,7 +4,8 @@
 // --root other than the host's, only RUNMON_NEURON_MONITOR is used (neuron-monitor reads the real host,
 // not the tree runmon is pointed at). No neuron-monitor: the family is absent, and says so. The config is
 // the one x_stats_neuron_monitor_config_path names (as W&B takes it: the user's file, used as it is), else
-// runmon's private file (neuron_monitor_config.hpp) in TMPDIR (else /tmp). The probe gives `runmon info`
+// runmon's private file (neuron_monitor_config.hpp) in TMPDIR, or in /tmp when TMPDIR is unset or unusable
+// (as Python's tempfile, W&B's, falls back). The probe gives `runmon info`
 // the metadata of the first document of a neuron-monitor started for it (waiting up to 5 s, as W&B does).
 #include <chrono>
 #include <condition_variable>
@@ -14,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -51,6 +53,23 @@ Result<std::string> FindNeuronMonitor(const CollectorContext& ctx) {
   return std::get<std::string>(found);
 }
 
+// The private config in the first of TMPDIR and /tmp where it can be made; the reasons of each when neither.
+Result<trainium::PrivateConfigFile> CreatePrivateConfig(const CollectorContext& ctx,
+                                                        double interval_seconds) {
+  std::vector<std::filesystem::path> temp_dirs;
+  if (auto tmpdir = EnvironmentValue(ctx, "TMPDIR"); tmpdir && !tmpdir->empty())
+    temp_dirs.emplace_back(*tmpdir);
+  if (temp_dirs.empty() || temp_dirs.front() != "/tmp") temp_dirs.emplace_back("/tmp");
+  std::string reasons;
+  for (const std::filesystem::path& temp_dir : temp_dirs) {
+    auto file =
+        trainium::PrivateConfigFile::Create(temp_dir, trainium::NeuronMonitorConfigText(interval_seconds));
+    if (file) return file;
+    reasons += (reasons.empty() ? "" : "; ") + file.error();
+  }
+  return Error{reasons};
+}
+
 struct ToolSetup {
   ToolCommand command;
   std::shared_ptr<void> config_file;  // the private file, when runmon wrote one
@@ -68,9 +87,7 @@ Result<ToolSetup> PrepareTool(const CollectorContext& ctx, double interval_secon
       it != ctx.settings.other.end() && !it->second.empty()) {
     config_path = it->second;
   } else {
-    const std::filesystem::path temp_dir = EnvironmentValue(ctx, "TMPDIR").value_or("/tmp");
-    auto file =
-        trainium::PrivateConfigFile::Create(temp_dir, trainium::NeuronMonitorConfigText(interval_seconds));
+    auto file = CreatePrivateConfig(ctx, interval_seconds);
     if (!file) return Error{"neuron-monitor config: " + file.error()};
     config_path = file->path().string();
     setup.config_file = std::make_shared<trainium::PrivateConfigFile>(std::move(*file));
