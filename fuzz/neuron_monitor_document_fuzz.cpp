@@ -1,11 +1,13 @@
 // Fuzzes NeuronDocumentParser (one neuron-monitor line) and what runmon makes of a document: no crash, no
 // hang on deep, huge or broken input; a document that parses twice parses the same (the parser's reused
-// buffers carry nothing over); every key emitted is the catalog's and every value one that can be true
+// buffers carry nothing over); every key emitted is the catalog's, once, and every value one that can be true
 // (percentages within 0-100, byte and count values whole and not negative, the run's host memory
 // within the machine's), the metadata always an object.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <set>
+#include <string>
 
 #include "collectors/trainium/neuron_monitor_parse.hpp"
 #include "collectors/trainium/trainium_emit.hpp"
@@ -27,10 +29,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   runmon::MetricBatch batch;
   runmon::trainium::EmitNeuronDocument(
       *document, [](long pid) { return pid % 2 == 0; }, {.host_memory_bytes = 1e12}, batch);
+  std::set<std::string> keys;
   for (const runmon::Metric& metric : batch.items()) {
+    FUZZ_CHECK(keys.insert(metric.key).second);
     const runmon::MetricDefinition* definition = runmon::FindMetricDefinition(metric.key);
     FUZZ_CHECK(definition != nullptr);
-    FUZZ_CHECK(std::isfinite(metric.value) && metric.value >= 0);
+    FUZZ_CHECK(std::isfinite(metric.value) && metric.value >= 0 && !std::signbit(metric.value));
     if (definition->unit == "%") FUZZ_CHECK(metric.value <= 100);
     if (definition->unit != "%") FUZZ_CHECK(std::floor(metric.value) == metric.value);
     if (metric.key.starts_with("trn.host_total_memory_usage")) FUZZ_CHECK(metric.value <= 1e12);

@@ -2,6 +2,7 @@
 // W&B's copy in ../shared when present): the parser's readings, the trn.* keys with W&B's values, the run's
 // runtimes summed and another's left out, impossible values dropped, hostile and broken documents refused
 // with a reason, the metadata and the config neuron-monitor is given.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -272,6 +273,28 @@ TEST(NeuronDocumentParser, ThousandsOfCoreKeysKeepOnlyTheCoresAnInstanceCanHave)
   EXPECT_EQ(cores.front().core, 0);
   EXPECT_EQ(cores.back().core, kMaxCoreIndex);
   EXPECT_EQ(*cores[7].utilization, 2);  // the last of the repeats
+}
+
+// A repeated section or device is read as JSON readers take a repeated key, the last one counting: never
+// a runtime summed twice nor a device's key emitted twice. -0 is 0.
+TEST(NeuronDocumentParser, RepeatedSectionsAndDevicesCountOnceTheLastOne) {
+  NeuronDocumentParser parser;
+  auto parsed = parser.Parse(R"({
+    "neuron_runtime_data": [{"pid": 1, "report": {"memory_used": {"neuron_runtime_used_bytes": {"host": 100}}}}],
+    "system_data": {"neuron_hw_counters": {"neuron_devices": [{"neuron_device_index": 0, "mem_ecc_corrected": 1}]}},
+    "neuron_runtime_data": [{"pid": 1, "report": {"memory_used": {"neuron_runtime_used_bytes": {"host": 200}},
+      "neuroncore_counters": {"neuroncores_in_use": {"0": {"neuroncore_utilization": -0}}}}}],
+    "system_data": {"neuron_hw_counters": {"neuron_devices": [{"neuron_device_index": 0, "mem_ecc_corrected": 2},
+      {"neuron_device_index": 1, "mem_ecc_corrected": 3}, {"neuron_device_index": 0, "mem_ecc_corrected": 4}]},
+      "vcpu_usage": {"average_usage": {"idle": -0}}}})");
+  ASSERT_TRUE(parsed) << parsed.error();
+  const auto values = Emit(*parsed, [](long) { return true; });
+  EXPECT_EQ(values, (std::map<std::string, double>{{"trn.0.neuroncore_utilization", 0},
+                                                   {"trn.host_total_memory_usage", 200},
+                                                   {"trn.device.0.mem_ecc_corrected", 4},
+                                                   {"trn.device.1.mem_ecc_corrected", 3},
+                                                   {"trn.system.vcpu_usage.idle", 0}}));
+  EXPECT_FALSE(std::signbit(values.at("trn.system.vcpu_usage.idle")));
 }
 
 TEST(NeuronDocumentParser, RefusesWhatIsNotADocumentWithAReason) {

@@ -5,6 +5,7 @@
 // any other error means the JSON itself is broken and ends the parse.
 #include "collectors/trainium/neuron_monitor_parse.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -60,7 +61,7 @@ error_code ForEachFieldOf(od::value& value, OnField&& on_field) {
 error_code ReadNumber(od::value& value, std::optional<double>* out) {
   double number = 0;
   if (auto error = value.get_double().get(number)) return Recoverable(error) ? simdjson::SUCCESS : error;
-  if (std::isfinite(number)) *out = number;
+  if (std::isfinite(number)) *out = number == 0 ? 0.0 : number;  // -0 is 0
   return simdjson::SUCCESS;
 }
 
@@ -236,6 +237,21 @@ error_code ReadVcpu(od::value& usage, SystemReading* system) {
   });
 }
 
+// One entry per device index, the last given, in index order (sorting: a hostile list may be long).
+void KeepLastOfEachDevice(std::vector<DeviceCounters>* devices) {
+  std::stable_sort(devices->begin(), devices->end(),
+                   [](const DeviceCounters& a, const DeviceCounters& b) { return a.device < b.device; });
+  std::vector<DeviceCounters> kept;
+  for (const DeviceCounters& entry : *devices) {
+    if (!kept.empty() && kept.back().device == entry.device) {
+      kept.back() = entry;
+    } else {
+      kept.push_back(entry);
+    }
+  }
+  devices->swap(kept);
+}
+
 error_code ReadHardwareCounters(od::value& counters, SystemReading* system) {
   return ForEachFieldOf(counters, [&](std::string_view key, od::value& value) -> error_code {
     if (key != "neuron_devices") return simdjson::SUCCESS;
@@ -255,12 +271,13 @@ error_code ReadHardwareCounters(od::value& counters, SystemReading* system) {
         return simdjson::SUCCESS;
       });
       if (error) return error;
-      // A device without a sound index cannot be named.
+      // A device without a sound index cannot be named; a repeated one is the later entry (KeepLastOfEach).
       if (index && *index >= 0 && *index <= kMaxDeviceIndex && std::floor(*index) == *index) {
         entry.device = static_cast<int>(*index);
         system->devices.push_back(entry);
       }
     }
+    KeepLastOfEachDevice(&system->devices);
     return simdjson::SUCCESS;
   });
 }
@@ -334,12 +351,15 @@ Result<NeuronDocument> NeuronDocumentParser::Parse(std::string_view line) {
   NeuronDocument parsed;
   bool has_section = false;
   const error_code error = ForEachField(top, [&](std::string_view key, od::value& value) -> error_code {
+    // A section given twice is the later one, as JSON readers take a repeated key.
     if (key == "neuron_runtime_data") {
       has_section = true;
+      parsed.runtimes.clear();
       return ReadRuntimes(value, &state_->core_slots, &parsed.runtimes);
     }
     if (key == "system_data") {
       has_section = true;
+      parsed.system = {};
       return ReadSystem(value, &parsed.system);
     }
     if (key == "neuron_hardware_info") {

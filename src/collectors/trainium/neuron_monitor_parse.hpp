@@ -9,7 +9,8 @@
 // A field of the wrong type (a string or null where a number belongs: W&B's mock writes none, a newer
 // neuron-monitor might) leaves that one value out; malformed JSON, a document that is not an object, or one
 // with none of neuron-monitor's sections is an error. Core indices are the decimal strings neuron-monitor
-// writes ("0", "17"), at most kMaxCoreIndex; other keys there are skipped.
+// writes ("0", "17"), at most kMaxCoreIndex; other keys there are skipped. A section or a device given
+// twice is the later one (as JSON readers take a repeated key); -0 is read as 0.
 #pragma once
 
 #include <cstdint>
