@@ -238,13 +238,12 @@ TEST(NeuronDocumentParser, ValuesOfTheWrongTypeAreLeftOutAndTheRestRead) {
     "system_data": {"memory_info": "n/a", "vcpu_usage": {"average_usage": [1, 2]}},
     "neuron_hardware_info": {"neuron_device_count": "one", "neuron_device_type": 3}})");
   ASSERT_TRUE(parsed) << parsed.error();
-  ASSERT_EQ(parsed->runtimes.size(), 2u);
-  EXPECT_EQ(parsed->runtimes[0].pid, 0);  // no usable pid: never the run's
-  const RuntimeReading& runtime = parsed->runtimes[1];
+  ASSERT_EQ(parsed->runtimes.size(), 1u);  // "12" is no usable pid: never the run's, not kept
+  const RuntimeReading& runtime = parsed->runtimes[0];
   EXPECT_EQ(runtime.pid, 13);
-  ASSERT_EQ(runtime.cores.size(), 2u);
-  EXPECT_FALSE(runtime.cores[0].utilization);
-  EXPECT_EQ(*runtime.cores[1].utilization, 5);
+  ASSERT_EQ(runtime.cores.size(), 1u);  // core 0 has no reading ("high")
+  EXPECT_EQ(runtime.cores[0].core, 1);
+  EXPECT_EQ(*runtime.cores[0].utilization, 5);
   EXPECT_FALSE(runtime.host_bytes);
   EXPECT_EQ(*runtime.device_bytes, 7);
   ASSERT_TRUE(parsed->hardware);
@@ -295,6 +294,27 @@ TEST(NeuronDocumentParser, RepeatedSectionsAndDevicesCountOnceTheLastOne) {
                                                    {"trn.device.1.mem_ecc_corrected", 3},
                                                    {"trn.system.vcpu_usage.idle", 0}}));
   EXPECT_FALSE(std::signbit(values.at("trn.system.vcpu_usage.idle")));
+}
+
+// What one document may make the parser hold is bounded by what can be true, not by the line's length:
+// runtime entries without a pid (never the run's) and cores without a reading are not kept, and a runtime
+// holds at least one core, so there are no more runtimes than cores (kMaxCoreIndex + 1).
+TEST(NeuronDocumentParser, KeepsOnlyRuntimesWithAPidAndCoresWithAReading) {
+  std::string runtimes = R"({}, {"pid": "7"}, {"pid": 0, "report": {}},)";
+  for (int pid = 1; pid <= 3000; ++pid) {
+    runtimes += fmt::format(R"({{"pid": {}, "report": {{"neuroncore_counters": {{"neuroncores_in_use": )"
+                            R"({{"0": {{}}, "1": {{"neuroncore_utilization": 5}}}}}}}}}},)",
+                            pid);
+  }
+  runtimes.pop_back();
+  NeuronDocumentParser parser;
+  auto parsed = parser.Parse(R"({"neuron_runtime_data": [)" + runtimes + "]}");
+  ASSERT_TRUE(parsed) << parsed.error();
+  ASSERT_EQ(parsed->runtimes.size(), static_cast<size_t>(kMaxCoreIndex + 1));
+  EXPECT_EQ(parsed->runtimes.front().pid, 1);
+  ASSERT_EQ(parsed->runtimes.front().cores.size(), 1u);
+  EXPECT_EQ(parsed->runtimes.front().cores[0].core, 1);
+  EXPECT_EQ(*parsed->runtimes.front().cores[0].utilization, 5);
 }
 
 TEST(NeuronDocumentParser, RefusesWhatIsNotADocumentWithAReason) {

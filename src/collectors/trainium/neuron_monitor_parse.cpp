@@ -108,15 +108,23 @@ class CoreIndex {
   RuntimeReading& runtime_;
 };
 
+// A core gets an entry only once it has a reading: a key with nothing readable under it costs nothing.
+void Update(std::optional<double>* kept, const std::optional<double>& read) {
+  if (read) *kept = read;
+}
+
 error_code ReadCoreCounters(od::value& in_use, CoreIndex& cores) {
   return ForEachFieldOf(in_use, [&](std::string_view key, od::value& counters) -> error_code {
     const auto core = ParseCoreIndex(key);
     if (!core) return simdjson::SUCCESS;
-    CoreReading& reading = cores.Entry(*core);
-    return ForEachFieldOf(counters, [&](std::string_view name, od::value& value) -> error_code {
-      if (name == "neuroncore_utilization") return ReadNumber(value, &reading.utilization);
-      return simdjson::SUCCESS;
-    });
+    std::optional<double> utilization;
+    const error_code error =
+        ForEachFieldOf(counters, [&](std::string_view name, od::value& value) -> error_code {
+          if (name == "neuroncore_utilization") return ReadNumber(value, &utilization);
+          return simdjson::SUCCESS;
+        });
+    if (!error && utilization) cores.Entry(*core).utilization = utilization;
+    return error;
   });
 }
 
@@ -124,15 +132,27 @@ error_code ReadCoreMemory(od::value& per_core, CoreIndex& cores) {
   return ForEachFieldOf(per_core, [&](std::string_view key, od::value& usage) -> error_code {
     const auto core = ParseCoreIndex(key);
     if (!core) return simdjson::SUCCESS;
+    CoreMemory read;
+    const error_code error =
+        ForEachFieldOf(usage, [&](std::string_view name, od::value& value) -> error_code {
+          if (name == "constants") return ReadNumber(value, &read.constants);
+          if (name == "model_code") return ReadNumber(value, &read.model_code);
+          if (name == "model_shared_scratchpad") return ReadNumber(value, &read.model_shared_scratchpad);
+          if (name == "runtime_memory") return ReadNumber(value, &read.runtime_memory);
+          if (name == "tensors") return ReadNumber(value, &read.tensors);
+          return simdjson::SUCCESS;
+        });
+    if (error || !(read.constants || read.model_code || read.model_shared_scratchpad || read.runtime_memory ||
+                   read.tensors)) {
+      return error;
+    }
     CoreMemory& memory = cores.Entry(*core).memory;
-    return ForEachFieldOf(usage, [&](std::string_view name, od::value& value) -> error_code {
-      if (name == "constants") return ReadNumber(value, &memory.constants);
-      if (name == "model_code") return ReadNumber(value, &memory.model_code);
-      if (name == "model_shared_scratchpad") return ReadNumber(value, &memory.model_shared_scratchpad);
-      if (name == "runtime_memory") return ReadNumber(value, &memory.runtime_memory);
-      if (name == "tensors") return ReadNumber(value, &memory.tensors);
-      return simdjson::SUCCESS;
-    });
+    Update(&memory.constants, read.constants);
+    Update(&memory.model_code, read.model_code);
+    Update(&memory.model_shared_scratchpad, read.model_shared_scratchpad);
+    Update(&memory.runtime_memory, read.runtime_memory);
+    Update(&memory.tensors, read.tensors);
+    return simdjson::SUCCESS;
   });
 }
 
@@ -189,6 +209,8 @@ error_code ReadRuntimes(od::value& entries, std::vector<int32_t>* core_slots,
   for (auto entry_result : array) {
     od::value entry;
     if (auto error = std::move(entry_result).get(entry)) return error;
+    // Each runtime holds a core of its own: entries beyond as many as there can be cores are skipped unread.
+    if (runtimes->size() > static_cast<size_t>(kMaxCoreIndex)) continue;
     RuntimeReading runtime;
     bool is_object = true;
     od::object object;
@@ -214,7 +236,7 @@ error_code ReadRuntimes(od::value& entries, std::vector<int32_t>* core_slots,
           });
       if (error) return error;
     }
-    runtimes->push_back(std::move(runtime));
+    if (runtime.pid > 0) runtimes->push_back(std::move(runtime));  // one without a pid is never the run's
   }
   return simdjson::SUCCESS;
 }

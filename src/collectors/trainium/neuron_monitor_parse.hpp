@@ -10,7 +10,9 @@
 // neuron-monitor might) leaves that one value out; malformed JSON, a document that is not an object, or one
 // with none of neuron-monitor's sections is an error. Core indices are the decimal strings neuron-monitor
 // writes ("0", "17"), at most kMaxCoreIndex; other keys there are skipped. A section or a device given
-// twice is the later one (as JSON readers take a repeated key); -0 is read as 0.
+// twice is the later one (as JSON readers take a repeated key); -0 is read as 0. What a document makes the
+// parser hold is bounded by what can be true: runtime entries without a pid and cores without a reading are
+// not kept, nor runtimes beyond kMaxCoreIndex + 1 (each holds a core of its own).
 #pragma once
 
 #include <cstdint>
@@ -43,8 +45,8 @@ struct HostMemoryBreakdown {
 };
 
 struct RuntimeReading {
-  long pid = 0;                         // 0 when the entry had none
-  std::vector<CoreReading> cores = {};  // in the document's order, one entry per core index
+  long pid = 0;                         // always > 0: an entry without a usable pid is not kept
+  std::vector<CoreReading> cores = {};  // in the document's order, one per core index that has a reading
   std::optional<double> host_bytes = {}, device_bytes = {};
   HostMemoryBreakdown host_breakdown = {};
   std::optional<double> vcpu_user = {}, vcpu_system = {};  // %
