@@ -232,26 +232,26 @@ TEST_F(TrainiumCollectorTest, SilenceWhileNoRunIsUpIsNotAHang) {
   const auto tool =
       WriteFakeTool(dir_.path(), "neuron-monitor", "echo run >> '" + runs.string() + "'; exit 3");
   TrainiumOptions options = Options(tool);
-  options.tool_options.restart_initial_seconds = 0.4;
-  options.tool_options.restart_max_seconds = 0.4;
-  options.stale_after_seconds = 0.05;
-  options.hung_after_seconds = 0.1;
+  options.tool_options.restart_initial_seconds = 0.6;
+  options.tool_options.restart_max_seconds = 0.6;
+  options.stale_after_seconds = 0.1;
+  options.hung_after_seconds = 0.25;
   auto collector = MakeTrainiumCollector(options);
   ASSERT_TRUE(WaitUntil(
       [&] {
         MetricBatch batch;
         (void)collector->Collect(Tick{}, batch);
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        return ReadFile(runs) == "run\nrun\nrun\nrun\n";
+        return ReadFile(runs) == "run\nrun\nrun\n";
       },
       kPatience));
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the fourth run's exit reported
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the third run's exit reported
   MetricBatch batch;
   (void)collector->Collect(Tick{}, batch);
   const auto messages = warnings_.messages();
   ASSERT_EQ(messages.size(), 1u) << messages.back();
   EXPECT_EQ(messages[0],
-            tool + ": exited with status 3; starting it again in 0.4 s (further restarts are not reported)");
+            tool + ": exited with status 3; starting it again in 0.6 s (further restarts are not reported)");
 }
 
 TEST_F(TrainiumCollectorTest, AnExitAndABadLineAreEachReportedOnce) {
