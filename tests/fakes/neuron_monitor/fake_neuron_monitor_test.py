@@ -95,7 +95,8 @@ class FakeNeuronMonitorTest(unittest.TestCase):
             "period 0s": {**GOOD_CONFIG, "period": "0s"},
             "period number": {**GOOD_CONFIG, "period": 1},
             "period ms": {**GOOD_CONFIG, "period": "500ms"},
-            "tag filter": {**GOOD_CONFIG, "neuron_runtimes": [{**GOOD_CONFIG["neuron_runtimes"][0], "tag_filter": "x"}]},
+            "tag filter": {**GOOD_CONFIG,
+                           "neuron_runtimes": [{**GOOD_CONFIG["neuron_runtimes"][0], "tag_filter": "x"}]},
             "unknown key": {**GOOD_CONFIG, "verbose": 1},
             "not JSON": "{\"period\": ",
         }
@@ -106,7 +107,8 @@ class FakeNeuronMonitorTest(unittest.TestCase):
                   ("extra argument", ["-c", self.config, "--verbose"])]
         for name, args in cases:
             with self.subTest(name):
-                result = subprocess.run([FAKE, *args], capture_output=True, text=True, env=self.env(), timeout=WAIT_SECONDS)
+                result = subprocess.run([FAKE, *args], capture_output=True, text=True, env=self.env(),
+                                        timeout=WAIT_SECONDS)
                 self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertTrue(result.stderr.startswith("neuron-monitor: "), result.stderr)
                 self.assertEqual(result.stdout, "")

@@ -92,8 +92,8 @@ def loaded_model(rng, model_id, core, cores_per_device, subgraphs):
             },
             "neuroncore_index": core, "neuron_device_index": core // cores_per_device,
         }
-    return {"name": name, "uuid": f"{rng.getrandbits(128):032x}", "model_id": model_id, "is_running": rng.random() < 0.5,
-            "subgraphs": graphs}
+    return {"name": name, "uuid": f"{rng.getrandbits(128):032x}", "model_id": model_id,
+            "is_running": rng.random() < 0.5, "subgraphs": graphs}
 
 
 def runtime(rng, pid, cores, shape, models):
@@ -120,7 +120,8 @@ def runtime(rng, pid, cores, shape, models):
             },
             "neuron_runtime_vcpu_usage": {
                 "period": period,
-                "vcpu_usage": {"user": round_percent(rng.uniform(0.5, 25)), "system": round_percent(rng.uniform(0.1, 5))},
+                "vcpu_usage": {"user": round_percent(rng.uniform(0.5, 25)),
+                               "system": round_percent(rng.uniform(0.1, 5))},
                 "error": "",
             },
             "neuroncore_counters": {
@@ -184,7 +185,8 @@ def document(shape_name, seed=0, models_per_runtime=None):
         "instance_info": {"instance_name": "", "instance_id": f"i-{rng.getrandbits(68):017x}",
                           "instance_type": shape_name, "instance_availability_zone": "us-west-2d",
                           "instance_availability_zone_id": "usw2-az4", "instance_region": "us-west-2",
-                          "ami_id": f"ami-{rng.getrandbits(68):017x}", "subnet_id": f"subnet-{rng.getrandbits(68):017x}",
+                          "ami_id": f"ami-{rng.getrandbits(68):017x}",
+                          "subnet_id": f"subnet-{rng.getrandbits(68):017x}",
                           "error": ""},
         "neuron_hardware_info": {"neuron_device_type": shape["device_type"],
                                  "neuron_device_version": shape["device_version"],
