@@ -8,23 +8,24 @@ the line, the first runtime whose pid is the monitored process (here the first r
 rank-0 job would have; with LOCAL_RANK set W&B takes the first entry, the same one), its per-core
 utilisation, memory totals, host breakdown and per-core breakdown, flattened into trn.* keys. It is timed
 with time.perf_counter over --iterations documents, best of --repeats, and printed as µs per document, with
-json.loads alone beside it. runmon's side is the Google Benchmark binary the build makes
-(build/bench/trainium_bench, benchmark BM_ParseAndEmitTrn1_32xlarge: parse and emit of the same document),
-run when --bench-binary names it; the script then prints the ratio. Neither side reads the tool's pipe: this
+json.loads alone beside it. runmon's side is the build's trainium_bench (build/trainium_bench: the trainium
+family's parse of the same document and the trn.* keys of every runtime, CPU time per document by
+getrusage), run on the same file when --bench-binary names it; the script then prints the ratio. Neither side reads the tool's pipe: this
 is the CPU of the parse and the keying, the part that grows with the instance.
 
-Usage: bench/run_trainium_bench.py [--iterations 500] [--repeats 5] [--bench-binary build/bench/trainium_bench]"""
+Usage: bench/run_trainium_bench.py [--iterations 500] [--repeats 5] [--bench-binary build/trainium_bench]"""
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOCUMENT = os.path.join(HERE, "..", "tests", "fixtures", "neuron_monitor", "neuron_monitor_trn1.32xlarge.json")
-BENCHMARK = "BM_ParseAndEmitTrn1_32xlarge"
-TIME_UNIT_MICROSECONDS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+RUNMON_FIGURE = re.compile(r"^runmon parse\+emit: ([0-9.]+) us/document$", re.MULTILINE)
+RUNMON_KEYS = re.compile(r"^document: .* (\d+) keys$", re.MULTILINE)
 
 
 def wandb_legacy_keys(line, pid):
@@ -58,27 +59,26 @@ def microseconds_per_call(function, iterations, repeats):
     return best * 1e6
 
 
-def runmon_microseconds(binary):
-    """BM_ParseAndEmitTrn1_32xlarge's CPU time per iteration, in µs, from Google Benchmark's JSON."""
-    result = subprocess.run([binary, f"--benchmark_filter=^{BENCHMARK}$", "--benchmark_format=json"],
-                            capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        sys.exit(f"run_trainium_bench: {binary} exited with status {result.returncode}: {result.stderr[-500:]}")
-    runs = [entry for entry in json.loads(result.stdout)["benchmarks"] if entry["name"] == BENCHMARK]
-    if not runs:
-        sys.exit(f"run_trainium_bench: {binary} has no benchmark {BENCHMARK}")
-    scale = TIME_UNIT_MICROSECONDS[runs[0]["time_unit"]]
-    return runs[0]["cpu_time"] * scale, runs[0]["real_time"] * scale
+def runmon_microseconds(binary, iterations):
+    """trainium_bench's CPU per document on DOCUMENT, in µs, and the keys it emitted."""
+    result = subprocess.run([binary, DOCUMENT, str(iterations)], capture_output=True, text=True, check=False)
+    figure, keys = RUNMON_FIGURE.search(result.stdout), RUNMON_KEYS.search(result.stdout)
+    if result.returncode != 0 or not figure or not keys:
+        sys.exit(f"run_trainium_bench: {binary} (status {result.returncode}) printed no figure: "
+                 f"{result.stdout[-300:]} {result.stderr[-300:]}")
+    print(result.stdout.strip())
+    return float(figure.group(1)), int(keys.group(1))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--iterations", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--bench-binary", help="runmon's trainium_bench (Google Benchmark)")
+    parser.add_argument("--bench-binary", help="runmon's trainium_bench (build/trainium_bench)")
+    parser.add_argument("--bench-iterations", type=int, default=2000, help="trainium_bench's iterations")
     args = parser.parse_args()
-    if args.iterations < 1 or args.repeats < 1:
-        parser.error("--iterations and --repeats must be 1 or more")
+    if min(args.iterations, args.repeats, args.bench_iterations) < 1:
+        parser.error("--iterations, --repeats and --bench-iterations must be 1 or more")
     with open(DOCUMENT, encoding="utf-8") as f:
         line = f.read()
     pid = json.loads(line)["neuron_runtime_data"][0]["pid"]
@@ -93,10 +93,10 @@ def main():
     print(f"W&B legacy extraction (json.loads + {len(keys)} trn.* keys of one runtime): {peer_us:.1f} us per document "
           f"(best of {args.repeats} x {args.iterations})")
     if args.bench_binary:
-        cpu_us, wall_us = runmon_microseconds(args.bench_binary)
-        print(f"runmon {BENCHMARK}: {cpu_us:.1f} us CPU ({wall_us:.1f} us wall) per document")
-        print(f"ratio: the W&B peer costs {peer_us / cpu_us:.1f}x runmon's CPU per document "
-              f"(json.loads alone {loads_us / cpu_us:.1f}x)")
+        runmon_us, runmon_keys = runmon_microseconds(args.bench_binary, args.bench_iterations)
+        print(f"ratio: the W&B peer costs {peer_us / runmon_us:.1f}x runmon's CPU per document "
+              f"(json.loads alone {loads_us / runmon_us:.1f}x), runmon emitting {runmon_keys} keys "
+              f"(every runtime's), the peer {len(keys)} (one runtime's)")
 
 
 if __name__ == "__main__":
