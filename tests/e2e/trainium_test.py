@@ -145,7 +145,7 @@ def same_values(actual, expected):
 
 
 class Recording:
-    """One `runmon run` with the fake: its result, samples, the fake's log and the private TMPDIR."""
+    """One `runmon run` with the fake: its result and wall time, the run directory, samples and the fake's log."""
 
     def __init__(self, result, wall_seconds, run_dir, stats, events):
         self.result, self.wall_seconds, self.run_dir = result, wall_seconds, run_dir
@@ -205,8 +205,9 @@ class TrainiumTest(unittest.TestCase):
         if host_only_for is None:
             result = run(*argv, "--", *command, env=self.env(behaviour, **env), timeout=120)
         else:
+            environment = {**without_wandb_settings(os.environ), **self.env(behaviour, **env)}
             runner = subprocess.Popen([RUNMON, *argv, "--host-only"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True, env={**os.environ, **self.env(behaviour, **env)})
+                                      text=True, env=environment)
             time.sleep(host_only_for)
             runner.send_signal(signal.SIGINT)
             out, err = runner.communicate(timeout=120)
@@ -347,6 +348,11 @@ class TrainiumTest(unittest.TestCase):
         with open(os.path.join(recording.run_dir, "files", "wandb-metadata.json")) as f:
             metadata = json.load(f)["trainium"]
         self.assertEqual({key: metadata.get(key) for key in EXPECTED_METADATA}, EXPECTED_METADATA)
+
+
+def without_wandb_settings(environment):
+    """The environment without W&B's settings, as runmon_e2e.run passes it."""
+    return {name: value for name, value in environment.items() if not name.startswith("WANDB_")}
 
 
 def process_alive(pid):

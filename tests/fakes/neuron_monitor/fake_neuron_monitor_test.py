@@ -112,6 +112,12 @@ class FakeNeuronMonitorTest(unittest.TestCase):
                 self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertTrue(result.stderr.startswith("neuron-monitor: "), result.stderr)
                 self.assertEqual(result.stdout, "")
+        for variable, value in (("RUNMON_FAKE_NEURON_PIDS", "children"), ("RUNMON_FAKE_NEURON_BEHAVIOUR", "loud")):
+            with self.subTest(variable):
+                result = subprocess.run([FAKE, "-c", self.config], capture_output=True, text=True,
+                                        env=self.env(**{variable: value}), timeout=WAIT_SECONDS)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(variable, result.stderr)
         self.assertFalse(os.path.exists(self.log))  # nothing started
 
     def test_replays_the_fixture_in_a_loop_and_logs_it(self):
