@@ -314,7 +314,7 @@ TEST(NeuronMonitorConfig, FollowsTheIntervalInWholeSecondsAndAtLeastOne) {
   const auto config = nlohmann::json::parse(NeuronMonitorConfigText(0.5));
   EXPECT_EQ(config, nlohmann::json::parse(R"({"period": "1s",
       "neuron_runtimes": [{"tag_filter": ".*", "metrics": [{"type": "neuroncore_counters"}, {"type": "memory_used"},
-        {"type": "neuron_runtime_vcpu_usage"}, {"type": "execution_stats"}]}],
+        {"type": "neuron_runtime_vcpu_usage"}]}],
       "system_metrics": [{"type": "vcpu_usage"}, {"type": "memory_info"}, {"type": "neuron_hw_counters"}]})"));
   EXPECT_EQ(nlohmann::json::parse(NeuronMonitorConfigText(15))["period"], "15s");
 }

@@ -49,8 +49,7 @@ MEMORY_INFO = ("memory_used_bytes", "memory_total_bytes", "swap_used_bytes", "sw
 ECC_COUNTERS = ("mem_ecc_corrected", "mem_ecc_uncorrected", "sram_ecc_corrected", "sram_ecc_uncorrected")
 EXPECTED_CONFIG_GROUPS = {
     "neuron_runtimes": [{"tag_filter": ".*", "metrics": [{"type": "neuroncore_counters"}, {"type": "memory_used"},
-                                                         {"type": "neuron_runtime_vcpu_usage"},
-                                                         {"type": "execution_stats"}]}],
+                                                         {"type": "neuron_runtime_vcpu_usage"}]}],
     "system_metrics": [{"type": "vcpu_usage"}, {"type": "memory_info"}, {"type": "neuron_hw_counters"}],
 }
 # Metadata from the trn1.2xlarge fixture (its hardware info has only the two counts).

@@ -20,8 +20,7 @@ import make_document  # noqa: E402
 GOOD_CONFIG = {
     "period": "1s",
     "neuron_runtimes": [{"tag_filter": ".*", "metrics": [{"type": "neuroncore_counters"}, {"type": "memory_used"},
-                                                         {"type": "neuron_runtime_vcpu_usage"},
-                                                         {"type": "execution_stats"}]}],
+                                                         {"type": "neuron_runtime_vcpu_usage"}]}],
     "system_metrics": [{"type": "vcpu_usage"}, {"type": "memory_info"}, {"type": "neuron_hw_counters"}],
 }
 FAST = "0.05"  # seconds between documents in these tests
