@@ -75,8 +75,9 @@ int main(int argc, char** argv) {
   cpu = RusageCpuSeconds();
   wall = WallSeconds();
   {
-    runmon::StreamingTool streaming(
-        {.executable = tool.string()}, {}, [&](nlohmann::json) { ++received; }, [](const std::string&) {});
+    runmon::StreamingTool streaming({.executable = tool.string()}, {},
+                                    runmon::JsonLines([&](nlohmann::json) { ++received; }),
+                                    [](const std::string&) {});
     while (received < (documents + 2) / 3 * 3) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   const int total = received.load();

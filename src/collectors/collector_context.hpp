@@ -61,8 +61,8 @@ struct CollectorContext {
   // neuron-monitor streaming): never a fork or a shell of its own, so that tests hand it fake tools. The
   // tool's search path is ToolSearchPath(ctx), the injected environment's PATH.
   std::function<Result<ToolOutput>(const ToolCommand&, const ToolLimits&)> run_tool = RunTool;
-  std::function<std::unique_ptr<StreamingTool>(ToolCommand, StreamingToolOptions,
-                                               StreamingTool::DocumentHandler, StreamingTool::WarningHandler)>
+  std::function<std::unique_ptr<StreamingTool>(ToolCommand, StreamingToolOptions, StreamingTool::LineHandler,
+                                               StreamingTool::WarningHandler)>
       start_streaming_tool = StartStreamingTool;
 };
 

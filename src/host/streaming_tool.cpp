@@ -2,14 +2,18 @@
 // ends (it exited, or closed it); its group is then ended and the tool reaped, as on Stop, so nothing it
 // started outlives the run. A line the tool had not finished when it ended is dropped, never joined to
 // the next run's first line. Stop wakes the thread through a pipe, so neither a silent tool nor a restart
-// delay makes it wait.
+// delay makes it wait. Send and EndRun reach the current run through run_mutex_, which the reader holds
+// while it publishes a run's pid and stdin and while it takes them back, before the tool is reaped.
 #include "host/streaming_tool.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -45,11 +49,11 @@ double RestartDelaySeconds(int restart, double initial_seconds, double max_secon
   return std::min(doubled, max_seconds);
 }
 
-StreamingTool::StreamingTool(ToolCommand command, StreamingToolOptions options, DocumentHandler on_document,
+StreamingTool::StreamingTool(ToolCommand command, StreamingToolOptions options, LineHandler on_line,
                              WarningHandler on_warning)
     : command_(std::move(command)),
       options_(options),
-      on_document_(std::move(on_document)),
+      on_line_(std::move(on_line)),
       on_warning_(std::move(on_warning)) {
   if (::pipe2(wake_fds_, O_CLOEXEC | O_NONBLOCK) != 0) wake_fds_[0] = wake_fds_[1] = -1;
   reader_ = std::thread([this] { Run(); });
@@ -94,15 +98,33 @@ void StreamingTool::Run() {
   while (!stopping_) {
     const auto started = Clock::now();
     std::string why;
-    auto spawned = SpawnTool(command_);
+    auto spawned = SpawnTool(command_, options_.requests_on_stdin);
     if (!spawned) {
       why = spawned.error();
     } else {
+      {
+        std::lock_guard lock(run_mutex_);
+        running_pid_ = spawned->pid;
+        stdin_fd_ = spawned->stdin_fd;
+        end_reason_.clear();
+      }
       const bool stopped = ReadUntilEnd(*spawned, &splitter, &stderr_tail);
+      std::string end_reason;
+      {
+        std::lock_guard lock(run_mutex_);
+        running_pid_ = -1;
+        if (stdin_fd_ >= 0) ::close(stdin_fd_);
+        stdin_fd_ = -1;
+        end_reason.swap(end_reason_);
+      }
       const auto status = TerminateToolGroup(spawned->pid, options_.stop_grace_seconds);
       if (stopped) return;
-      why = fmt::format("{}: {}", command_.executable,
-                        status ? DescribeWaitStatus(*status) : std::string("ended (exit status lost)"));
+      if (!end_reason.empty()) {
+        why = fmt::format("{}: {}", command_.executable, end_reason);
+      } else {
+        why = fmt::format("{}: {}", command_.executable,
+                          status ? DescribeWaitStatus(*status) : std::string("ended (exit status lost)"));
+      }
       if (const size_t dropped = splitter.Reset(); dropped > 0) {
         why += fmt::format(" in the middle of a line ({} bytes dropped)", dropped);
       }
@@ -164,19 +186,61 @@ bool StreamingTool::ReadUntilEnd(const SpawnedTool& tool, LineSplitter* splitter
 
 void StreamingTool::HandleLine(std::string_view line) {
   if (IsBlank(line)) return;
-  nlohmann::json document = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) {
+  if (Status handled = on_line_(line); !handled) {
     on_warning_(
-        fmt::format("{}: skipped a line that is not JSON: {}", command_.executable, QuotedPrefix(line)));
-    return;
+        fmt::format("{}: skipped a line ({}): {}", command_.executable, handled.error(), QuotedPrefix(line)));
   }
-  on_document_(std::move(document));
+}
+
+bool StreamingTool::Send(std::string_view line) {
+  std::string request(line);
+  request += '\n';
+  std::lock_guard lock(run_mutex_);
+  if (stdin_fd_ < 0) return false;
+  // A tool that closed its stdin makes the write fail with EPIPE, and raise SIGPIPE: blocked on this thread
+  // for the write, and taken back if it came, so runmon's disposition does not matter.
+  sigset_t pipe_signal, previous;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+  const ssize_t written = ::write(stdin_fd_, request.data(), request.size());
+  const int write_error = errno;
+  if (written < 0 && write_error == EPIPE) {
+    const timespec no_wait{0, 0};
+    while (::sigtimedwait(&pipe_signal, nullptr, &no_wait) < 0 && errno == EINTR) {
+    }
+  }
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (written == static_cast<ssize_t>(request.size())) return true;
+  if (written > 0 || (written < 0 && write_error == EPIPE)) {
+    // Half a request (the pipe filled mid-line) or a closed stdin: the tool cannot be talked to any more.
+    ::close(stdin_fd_);
+    stdin_fd_ = -1;
+  }
+  return false;
+}
+
+void StreamingTool::EndRun(const std::string& reason) {
+  std::lock_guard lock(run_mutex_);
+  if (running_pid_ <= 0) return;
+  end_reason_ = reason;
+  // The pid is still the tool's: the reader clears it under this lock before reaping it.
+  ::killpg(running_pid_, SIGKILL);
+}
+
+StreamingTool::LineHandler JsonLines(StreamingTool::DocumentHandler on_document) {
+  return [on_document = std::move(on_document)](std::string_view line) -> Status {
+    nlohmann::json document = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (document.is_discarded()) return Error{"not JSON"};
+    on_document(std::move(document));
+    return OkStatus();
+  };
 }
 
 std::unique_ptr<StreamingTool> StartStreamingTool(ToolCommand command, StreamingToolOptions options,
-                                                  StreamingTool::DocumentHandler on_document,
+                                                  StreamingTool::LineHandler on_line,
                                                   StreamingTool::WarningHandler on_warning) {
-  return std::make_unique<StreamingTool>(std::move(command), options, std::move(on_document),
+  return std::make_unique<StreamingTool>(std::move(command), options, std::move(on_line),
                                          std::move(on_warning));
 }
 

@@ -40,9 +40,9 @@ class SpawnSetup {
   SpawnSetup(const SpawnSetup&) = delete;
   SpawnSetup& operator=(const SpawnSetup&) = delete;
 
-  // Own process group, default dispositions for every signal, nothing blocked; stdin from /dev/null, the
-  // pipes on 1 and 2, nothing else open.
-  int Prepare(int stdout_write, int stderr_write) {
+  // Own process group, default dispositions for every signal, nothing blocked; stdin from the pipe's read
+  // end `stdin_read` (or /dev/null when it is -1), the pipes on 1 and 2, nothing else open.
+  int Prepare(int stdin_read, int stdout_write, int stderr_write) {
     sigset_t all, none;
     sigfillset(&all);
     sigemptyset(&none);
@@ -51,7 +51,10 @@ class SpawnSetup {
     if (error == 0) error = ::posix_spawnattr_setpgroup(&attributes_, 0);
     if (error == 0) error = ::posix_spawnattr_setsigdefault(&attributes_, &all);
     if (error == 0) error = ::posix_spawnattr_setsigmask(&attributes_, &none);
-    if (error == 0) error = ::posix_spawn_file_actions_addopen(&actions_, 0, "/dev/null", O_RDONLY, 0);
+    if (error == 0) {
+      error = stdin_read >= 0 ? ::posix_spawn_file_actions_adddup2(&actions_, stdin_read, 0)
+                              : ::posix_spawn_file_actions_addopen(&actions_, 0, "/dev/null", O_RDONLY, 0);
+    }
     if (error == 0) error = ::posix_spawn_file_actions_adddup2(&actions_, stdout_write, 1);
     if (error == 0) error = ::posix_spawn_file_actions_adddup2(&actions_, stderr_write, 2);
     if (error == 0) error = ::posix_spawn_file_actions_addclosefrom_np(&actions_, 3);
@@ -96,7 +99,16 @@ bool ExitsWithin(pid_t pid, double seconds) {
 
 }  // namespace
 
-Result<SpawnedTool> SpawnTool(const ToolCommand& command) {
+std::optional<std::vector<std::string>> ToolEnvironment(
+    const std::map<std::string, std::string>& environment) {
+  if (environment.empty()) return std::nullopt;
+  std::vector<std::string> entries;
+  entries.reserve(environment.size());
+  for (const auto& [name, value] : environment) entries.push_back(name + "=" + value);
+  return entries;
+}
+
+Result<SpawnedTool> SpawnTool(const ToolCommand& command, bool stdin_pipe) {
   auto found = FindExecutable(command.executable, command.search_path);
   if (auto* lookup_error = std::get_if<CommandLookupError>(&found)) return Error{lookup_error->message};
   const std::string& path = std::get<std::string>(found);
@@ -116,25 +128,35 @@ Result<SpawnedTool> SpawnTool(const ToolCommand& command) {
     CloseBoth(out);
     return Error{fmt::format("{}: pipe: {}", command.executable, std::strerror(error))};
   }
-  // The child's ends block, as a tool expects of its stdout.
+  int in[2] = {-1, -1};
+  if (stdin_pipe && ::pipe2(in, O_CLOEXEC | O_NONBLOCK) != 0) {
+    const int error = errno;
+    CloseBoth(out);
+    CloseBoth(err);
+    return Error{fmt::format("{}: pipe: {}", command.executable, std::strerror(error))};
+  }
+  // The child's ends block, as a tool expects of its stdin and stdout.
   ::fcntl(out[1], F_SETFL, 0);
   ::fcntl(err[1], F_SETFL, 0);
+  if (stdin_pipe) ::fcntl(in[0], F_SETFL, 0);
 
   SpawnSetup setup;
   pid_t pid = -1;
-  int error = setup.Prepare(out[1], err[1]);
+  int error = setup.Prepare(in[0], out[1], err[1]);
   if (error == 0) {
     error = ::posix_spawn(&pid, path.c_str(), setup.actions(), setup.attributes(), arguments.data(),
                           command.environment ? environment.data() : environ);
   }
   ::close(out[1]);
   ::close(err[1]);
+  if (stdin_pipe) ::close(in[0]);
   if (error != 0) {
     ::close(out[0]);
     ::close(err[0]);
+    if (stdin_pipe) ::close(in[1]);
     return Error{fmt::format("cannot run {}: {}", path, std::strerror(error))};
   }
-  return SpawnedTool{pid, out[0], err[0]};
+  return SpawnedTool{.pid = pid, .stdout_fd = out[0], .stderr_fd = err[0], .stdin_fd = in[1]};
 }
 
 std::optional<int> TerminateToolGroup(pid_t pid, double grace_seconds, bool* needed_sigkill) {

@@ -1,15 +1,16 @@
 // Starting a vendor tool (rocm-smi, neuron-monitor, ...) as a child with its stdout and stderr on pipes,
 // and ending it. Shared by the one-shot runner (tool_runner.hpp) and the streaming child
-// (streaming_tool.hpp). The tool gets an argv (no shell), stdin from /dev/null, no descriptor of runmon's
-// but its two pipes (every runmon fd is close-on-exec, and the spawn closes fds 3 and up as well), default
-// signal dispositions and an empty signal mask, and a process group of its own, so ending it ends whatever
-// it started too. posix_spawn does the fork and exec without running any of runmon's code in the child,
-// so several threads may start tools at once.
+// (streaming_tool.hpp). The tool gets an argv (no shell), stdin from /dev/null (or a pipe the caller
+// writes requests to), no descriptor of runmon's but its pipes (every runmon fd is close-on-exec, and the
+// spawn closes fds 3 and up as well), default signal dispositions and an empty signal mask, and a process
+// group of its own, so ending it ends whatever it started too. posix_spawn does the fork and exec without
+// running any of runmon's code in the child, so several threads may start tools at once.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,16 +30,23 @@ struct ToolCommand {
   std::optional<std::vector<std::string>> environment{};
 };
 
-// A started tool: its pid (also its process group) and the read ends of its stdout and stderr pipes
-// (non-blocking, close-on-exec; the caller closes them).
+// A started tool: its pid (also its process group), the read ends of its stdout and stderr pipes and, when
+// asked for, the write end of its stdin pipe (all non-blocking, close-on-exec; the caller closes them).
 struct SpawnedTool {
   pid_t pid = -1;
   int stdout_fd = -1;
   int stderr_fd = -1;
+  int stdin_fd = -1;
 };
 
-// Starts the tool; an error names the executable and the reason ("rocm-smi: command not found").
-Result<SpawnedTool> SpawnTool(const ToolCommand& command);
+// A tool's whole environment (ToolCommand::environment) from an injected one (a collector's context): its
+// "NAME=VALUE" entries, or nullopt (runmon's own) when it is empty.
+std::optional<std::vector<std::string>> ToolEnvironment(
+    const std::map<std::string, std::string>& environment);
+
+// Starts the tool, its stdin a pipe when `stdin_pipe` (else /dev/null); an error names the executable and
+// the reason ("rocm-smi: command not found").
+Result<SpawnedTool> SpawnTool(const ToolCommand& command, bool stdin_pipe = false);
 
 // Ends the tool's process group and reaps the tool: SIGTERM to the group, up to `grace_seconds` for the
 // tool to exit, then SIGKILL to the group (also to anything it started that ignored SIGTERM). Returns the

@@ -230,11 +230,11 @@ TEST(CollectorContext, ToolsRunThroughTheHostRunnerOnTheInjectedPath) {
       .executable = "vendor-smi", .arguments = {"a", "b"}, .search_path = ToolSearchPath(ctx)};
   auto stream = ctx.start_streaming_tool(
       streaming, StreamingToolOptions{.restart_initial_seconds = 0.05, .restart_max_seconds = 0.05},
-      [&](nlohmann::json document) {
+      JsonLines([&](nlohmann::json document) {
         std::lock_guard lock(mutex);
         documents.push_back(std::move(document));
         arrived.notify_all();
-      },
+      }),
       [](const std::string&) {});
   {
     std::unique_lock lock(mutex);

@@ -94,7 +94,8 @@ TEST(StreamingTool, ReplaysNeuronMonitorsDocuments) {
                     "while IFS= read -r line; do printf '%s\\n' \"$line\"; sleep 0.05; done < '" + fixture +
                         "'; exec sleep 1000");
   Recorder recorder;
-  StreamingTool streaming({.executable = tool}, QuickOptions(), recorder.Documents(), recorder.Warnings());
+  StreamingTool streaming({.executable = tool}, QuickOptions(), JsonLines(recorder.Documents()),
+                          recorder.Warnings());
   ASSERT_TRUE(recorder.WaitForDocuments(3));
   const auto documents = recorder.documents();
   ASSERT_EQ(documents.size(), 3u);
@@ -113,7 +114,8 @@ TEST(StreamingTool, ReassemblesALineWrittenInPiecesWithPauses) {
                     "printf '{\"neuron'; sleep 0.2; printf '_device_count\": '; sleep 0.2; "
                     "printf '16}\\n{\"next\"'; sleep 0.2; printf ': true}\\n'; exec sleep 1000");
   Recorder recorder;
-  StreamingTool streaming({.executable = tool}, QuickOptions(), recorder.Documents(), recorder.Warnings());
+  StreamingTool streaming({.executable = tool}, QuickOptions(), JsonLines(recorder.Documents()),
+                          recorder.Warnings());
   ASSERT_TRUE(recorder.WaitForDocuments(2));
   EXPECT_EQ(recorder.documents()[0], nlohmann::json({{"neuron_device_count", 16}}));
   EXPECT_EQ(recorder.documents()[1], nlohmann::json({{"next", true}}));
@@ -126,13 +128,14 @@ TEST(StreamingTool, ReportsGarbageAndKeepsReading) {
                                   "echo 'neuron-monitor: starting'; printf '\\001\\377{\"a\":\\n'; echo; "
                                   "echo '{\"ok\": 1}'; exec sleep 1000");
   Recorder recorder;
-  StreamingTool streaming({.executable = tool}, QuickOptions(), recorder.Documents(), recorder.Warnings());
+  StreamingTool streaming({.executable = tool}, QuickOptions(), JsonLines(recorder.Documents()),
+                          recorder.Warnings());
   ASSERT_TRUE(recorder.WaitForDocuments(1));
   EXPECT_EQ(recorder.documents()[0], nlohmann::json({{"ok", 1}}));
   const auto warnings = recorder.warnings();
   ASSERT_EQ(warnings.size(), 2u);
-  EXPECT_EQ(warnings[0], tool + ": skipped a line that is not JSON: neuron-monitor: starting");
-  EXPECT_EQ(warnings[1], tool + ": skipped a line that is not JSON: ??{\"a\":");
+  EXPECT_EQ(warnings[0], tool + ": skipped a line (not JSON): neuron-monitor: starting");
+  EXPECT_EQ(warnings[1], tool + ": skipped a line (not JSON): ??{\"a\":");
   EXPECT_EQ(streaming.restarts(), 0);
 }
 
@@ -145,7 +148,8 @@ TEST(StreamingTool, SkipsALineOverTheLimitAndKeepsTheNext) {
   StreamingToolOptions options = QuickOptions();
   options.max_line_bytes = 1 << 20;
   Recorder recorder;
-  StreamingTool streaming({.executable = tool}, options, recorder.Documents(), recorder.Warnings());
+  StreamingTool streaming({.executable = tool}, options, JsonLines(recorder.Documents()),
+                          recorder.Warnings());
   ASSERT_TRUE(recorder.WaitForDocuments(1));
   EXPECT_EQ(recorder.documents()[0], nlohmann::json({{"after", 2}}));
   ASSERT_EQ(recorder.warnings().size(), 1u);
@@ -160,7 +164,8 @@ TEST(StreamingTool, AFloodWithoutNewlinesIsReadAndDroppedAndStillStops) {
   StreamingToolOptions options = QuickOptions();
   options.max_line_bytes = 1 << 20;
   Recorder recorder;
-  StreamingTool streaming({.executable = tool}, options, recorder.Documents(), recorder.Warnings());
+  StreamingTool streaming({.executable = tool}, options, JsonLines(recorder.Documents()),
+                          recorder.Warnings());
   ASSERT_TRUE(WaitUntil([&] { return !recorder.documents().empty(); }, std::chrono::seconds(60)));
   EXPECT_EQ(recorder.documents()[0], nlohmann::json({{"after", 3}}));
   ASSERT_GE(recorder.warnings().size(), 1u);
@@ -179,7 +184,8 @@ TEST(StreamingTool, TakesADocumentNearTheDefaultLimitOf16MiB) {
   Recorder recorder;
   StreamingToolOptions options = QuickOptions();
   options.max_line_bytes = StreamingToolOptions{}.max_line_bytes;
-  StreamingTool streaming({.executable = tool}, options, recorder.Documents(), recorder.Warnings());
+  StreamingTool streaming({.executable = tool}, options, JsonLines(recorder.Documents()),
+                          recorder.Warnings());
   ASSERT_TRUE(WaitUntil([&] { return !recorder.documents().empty(); }, std::chrono::seconds(60)));
   EXPECT_EQ(recorder.documents()[0]["big"].get_ref<const std::string&>().size(), 16000000u);
   EXPECT_TRUE(recorder.warnings().empty());
@@ -190,7 +196,8 @@ TEST(StreamingTool, AToolDyingMidLineIsRestartedWithDoublingDelaysAndItsPartialL
   const auto tool =
       WriteFakeTool(dir.path(), "tool", "printf '{\"partial\": '; echo 'device lost' >&2; exit 3");
   Recorder recorder;
-  StreamingTool streaming({.executable = tool}, QuickOptions(), recorder.Documents(), recorder.Warnings());
+  StreamingTool streaming({.executable = tool}, QuickOptions(), JsonLines(recorder.Documents()),
+                          recorder.Warnings());
   ASSERT_TRUE(recorder.WaitForWarnings(4));
   streaming.Stop();
   const auto warnings = recorder.warnings();
@@ -209,7 +216,8 @@ TEST(StreamingTool, ARunThatLastedStartsTheDelaysAgain) {
   // Each run outlasts restart_max_seconds (0.2 s): every restart waits the initial delay.
   const auto tool = WriteFakeTool(dir.path(), "tool", "echo '{\"up\": 1}'; sleep 0.3; exit 1");
   Recorder recorder;
-  StreamingTool streaming({.executable = tool}, QuickOptions(), recorder.Documents(), recorder.Warnings());
+  StreamingTool streaming({.executable = tool}, QuickOptions(), JsonLines(recorder.Documents()),
+                          recorder.Warnings());
   ASSERT_TRUE(recorder.WaitForWarnings(3));
   streaming.Stop();
   for (const auto& warning : recorder.warnings()) {
@@ -222,7 +230,7 @@ TEST(StreamingTool, AMissingToolIsReportedAndTriedAgain) {
   TempDir dir;
   Recorder recorder;
   StreamingTool streaming({.executable = "neuron-monitor", .search_path = dir.path().string()},
-                          QuickOptions(), recorder.Documents(), recorder.Warnings());
+                          QuickOptions(), JsonLines(recorder.Documents()), recorder.Warnings());
   ASSERT_TRUE(recorder.WaitForWarnings(2));
   streaming.Stop();
   EXPECT_EQ(recorder.warnings()[0], "neuron-monitor: command not found; starting it again in 0.05 s");
@@ -238,7 +246,7 @@ TEST(StreamingTool, StopEndsAToolIgnoringSigtermAndEverythingItStarted) {
                                       "'; echo '{\"up\": 1}'; while :; do sleep 0.05; done");
   Recorder recorder;
   auto streaming = std::make_unique<StreamingTool>(ToolCommand{.executable = tool}, QuickOptions(),
-                                                   recorder.Documents(), recorder.Warnings());
+                                                   JsonLines(recorder.Documents()), recorder.Warnings());
   ASSERT_TRUE(recorder.WaitForDocuments(1));
   int tool_pid = 0, grandchild = 0;
   std::istringstream(ReadFile(pids)) >> tool_pid >> grandchild;
@@ -262,7 +270,8 @@ TEST(StreamingTool, StopDoesNotWaitOutARestartDelay) {
   options.restart_initial_seconds = 600;
   options.restart_max_seconds = 600;
   Recorder recorder;
-  StreamingTool streaming({.executable = tool}, options, recorder.Documents(), recorder.Warnings());
+  StreamingTool streaming({.executable = tool}, options, JsonLines(recorder.Documents()),
+                          recorder.Warnings());
   ASSERT_TRUE(recorder.WaitForWarnings(1));
   const auto start = Clock::now();
   streaming.Stop();
@@ -275,13 +284,117 @@ TEST(StreamingTool, StopEndsASilentTool) {
   TempDir dir;
   const auto tool = WriteFakeTool(dir.path(), "tool", "exec sleep 1000");
   Recorder recorder;
-  StreamingTool streaming({.executable = tool}, QuickOptions(), recorder.Documents(), recorder.Warnings());
+  StreamingTool streaming({.executable = tool}, QuickOptions(), JsonLines(recorder.Documents()),
+                          recorder.Warnings());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const auto start = Clock::now();
   streaming.Stop();
   streaming.Stop();  // idempotent
   EXPECT_LT(SecondsSince(start), 5.0);
   EXPECT_TRUE(recorder.warnings().empty());
+}
+
+TEST(StreamingTool, ALineTheHandlerRejectsIsReportedWithItsReasonAndTheNextIsTaken) {
+  TempDir dir;
+  const auto tool = WriteFakeTool(dir.path(), "tool", "echo 'first'; echo 'second'; exec sleep 1000");
+  Recorder recorder;
+  std::mutex mutex;
+  std::vector<std::string> taken;
+  const auto on_line = [&](std::string_view line) -> Status {
+    if (line == "first") return Error{"not a document"};
+    std::lock_guard lock(mutex);
+    taken.emplace_back(line);
+    return OkStatus();
+  };
+  StreamingTool streaming({.executable = tool}, QuickOptions(), on_line, recorder.Warnings());
+  ASSERT_TRUE(recorder.WaitForWarnings(1));
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        std::lock_guard lock(mutex);
+        return !taken.empty();
+      },
+      kPatience));
+  streaming.Stop();
+  EXPECT_EQ(recorder.warnings(), std::vector<std::string>{tool + ": skipped a line (not a document): first"});
+  EXPECT_EQ(taken, std::vector<std::string>{"second"});
+}
+
+// Like runmon's IPU helper: one answer per request line on stdin, exit at its end.
+constexpr const char* kAnsweringTool =
+    "n=0; while IFS= read -r request; do n=$((n+1)); echo \"{\\\"answer\\\": $n, \\\"to\\\": "
+    "\\\"$request\\\"}\"; "
+    "done; exit 0";
+
+TEST(StreamingTool, SendsRequestsOnStdinAndTheToolsAnswersArrive) {
+  TempDir dir;
+  const auto tool = WriteFakeTool(dir.path(), "tool", kAnsweringTool);
+  StreamingToolOptions options = QuickOptions();
+  options.requests_on_stdin = true;
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, options, JsonLines(recorder.Documents()),
+                          recorder.Warnings());
+  // The run is up once Send succeeds.
+  ASSERT_TRUE(WaitUntil([&] { return streaming.Send("devices"); }, kPatience));
+  ASSERT_TRUE(recorder.WaitForDocuments(1));
+  ASSERT_TRUE(streaming.Send("again"));
+  ASSERT_TRUE(recorder.WaitForDocuments(2));
+  EXPECT_EQ(recorder.documents()[0], nlohmann::json({{"answer", 1}, {"to", "devices"}}));
+  EXPECT_EQ(recorder.documents()[1], nlohmann::json({{"answer", 2}, {"to", "again"}}));
+  const auto start = Clock::now();
+  streaming.Stop();  // its stdin closes: it could also have ended by itself
+  EXPECT_LT(SecondsSince(start), 5.0);
+  EXPECT_TRUE(recorder.warnings().empty()) << recorder.warnings().front();
+}
+
+TEST(StreamingTool, SendFailsWithoutAStdinPipeAndWhileNoRunIsUp) {
+  TempDir dir;
+  Recorder recorder;
+  const auto silent = WriteFakeTool(dir.path(), "silent", "exec sleep 1000");
+  StreamingTool without_pipe({.executable = silent}, QuickOptions(), JsonLines(recorder.Documents()),
+                             recorder.Warnings());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(without_pipe.Send("devices"));
+  StreamingToolOptions options = QuickOptions();
+  options.requests_on_stdin = true;
+  StreamingTool missing({.executable = "ipu-helper", .search_path = dir.path().string()}, options,
+                        JsonLines(recorder.Documents()), recorder.Warnings());
+  ASSERT_TRUE(recorder.WaitForWarnings(1));
+  EXPECT_FALSE(missing.Send("devices"));
+}
+
+TEST(StreamingTool, SendingToAToolThatClosedItsStdinFailsQuietly) {
+  TempDir dir;
+  // Closes stdin at once, then keeps running: a write raises SIGPIPE, which must not end the caller.
+  const auto tool = WriteFakeTool(dir.path(), "tool", "exec 0<&-; echo '{\"up\": 1}'; exec sleep 1000");
+  StreamingToolOptions options = QuickOptions();
+  options.requests_on_stdin = true;
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, options, JsonLines(recorder.Documents()),
+                          recorder.Warnings());
+  ASSERT_TRUE(recorder.WaitForDocuments(1));
+  EXPECT_FALSE(streaming.Send("devices"));
+  EXPECT_FALSE(streaming.Send("devices"));  // the closed pipe is not written to again
+  streaming.Stop();
+  EXPECT_TRUE(recorder.warnings().empty());
+}
+
+TEST(StreamingTool, EndRunEndsAHungToolWithTheReasonAndStartsItAgain) {
+  TempDir dir;
+  const auto runs = dir.path() / "runs";
+  const auto tool = WriteFakeTool(
+      dir.path(), "tool",
+      "trap '' TERM; echo run >> '" + runs.string() + "'; echo '{\"up\": 1}'; while :; do sleep 0.05; done");
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, QuickOptions(), JsonLines(recorder.Documents()),
+                          recorder.Warnings());
+  ASSERT_TRUE(recorder.WaitForDocuments(1));
+  streaming.EndRun("no document for 30 s");
+  ASSERT_TRUE(recorder.WaitForDocuments(2));  // the next run's first document
+  streaming.Stop();
+  ASSERT_GE(recorder.warnings().size(), 1u);
+  EXPECT_EQ(recorder.warnings()[0], tool + ": no document for 30 s; starting it again in 0.05 s");
+  EXPECT_EQ(streaming.restarts(), 1);
+  EXPECT_EQ(ReadFile(runs), "run\nrun\n");
 }
 
 }  // namespace

@@ -23,15 +23,6 @@ ToolCommand ReadingCommand(VendorTool tool) {
                         "--mem-usage", "--overdrive", "--json"}};
 }
 
-std::optional<std::vector<std::string>> ToolEnvironment(
-    const std::map<std::string, std::string>& environment) {
-  if (environment.empty()) return std::nullopt;
-  std::vector<std::string> entries;
-  entries.reserve(environment.size());
-  for (const auto& [name, value] : environment) entries.push_back(name + "=" + value);
-  return entries;
-}
-
 }  // namespace
 
 std::string_view VendorToolName(VendorTool tool) {
