@@ -330,6 +330,22 @@ TEST_F(IpuFamily, GcInfoWhereTheModuleIsMissing) {
   EXPECT_EQ((*probed)["ipu"]["device_count"], 2);
 }
 
+// Without python3 on PATH (only what the fake gc-info needs: cat, sed), gc-info is the source from the
+// start, and no helper is tried.
+TEST_F(IpuFamily, GcInfoWithoutPython3) {
+  CollectorContext ctx = Context("gcipuinfo_getDevices_mock.json", "normal", false, true);
+  const fs::path tools = dir_.path() / "bin";
+  fs::create_directories(tools);
+  for (const char* tool : {"cat", "sed", "sleep"}) fs::create_symlink(fs::path("/bin") / tool, tools / tool);
+  ctx.environment["PATH"] = (FakesDir() / "gc_info").string() + ":" + tools.string();
+  auto collector = Started(ctx);
+  ASSERT_TRUE(collector);
+  const Collected t0 = FirstHeard(*collector);
+  ASSERT_TRUE(t0.status.ok()) << t0.status.error();
+  EXPECT_DOUBLE_EQ(t0["ipu.0.average die temp (C)"], 20);
+  EXPECT_EQ(Calls("construct"), 0);
+}
+
 // The host's IPUs and PIDs are not a fixture tree's: under another root nothing is started.
 TEST_F(IpuFamily, AbsentUnderAnotherRoot) {
   CollectorContext ctx = Context("gcipuinfo_getDevices_mock.json");
