@@ -114,7 +114,8 @@ std::string RenderCatalogMarkdown() {
       "`src/collectors/`, joined by `src/core/catalog.cpp`) by `runmon catalog --markdown`; do not edit by "
       "hand.\n\n"
       "Keys are spelled as W&B's system metrics. `{path}` is a configured disk path used verbatim "
-      "(`disk./.usageGB`), `{dev}` a block device name (`disk.nvme0n1.in`), `{i}` an index. A value that "
+      "(`disk./.usageGB`), `{dev}` a block device name (`disk.nvme0n1.in`), `{i}` an index, `{id}` an IPU's "
+      "device id (`ipu.0.clock (MHz)`). A value that "
       "cannot be read is left out of the sample, never written as 0.\n\n"
       "| Key | Title | Unit | Kind | Source | Description |\n"
       "|---|---|---|---|---|---|\n";

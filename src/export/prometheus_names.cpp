@@ -39,6 +39,7 @@ constexpr std::array kUnits = {
     UnitRow{"MHz", {"hertz", 1e6, 1}},
     UnitRow{"J", {"joules", 1, 1}},
     UnitRow{"RPM", {"rpm", 1, 1}},
+    UnitRow{"GT/s", {"transfers_per_second", 1e9, 1}},
 };
 
 constexpr std::array kExporterMetrics = {kSamplesTotal, kLastSampleTimestamp, kUnexportedKeys,

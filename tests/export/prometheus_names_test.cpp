@@ -92,6 +92,8 @@ TEST(PrometheusNames, BaseUnits) {
   EXPECT_EQ(BaseUnitFor("GiB")->factor, 1073741824);
   EXPECT_EQ(BaseUnitFor("ms")->divisor, 1000);
   EXPECT_EQ(BaseUnitFor("MHz")->factor, 1e6);
+  EXPECT_EQ(BaseUnitFor("GT/s")->suffix, "transfers_per_second");
+  EXPECT_EQ(BaseUnitFor("GT/s")->factor, 1e9);
   EXPECT_FALSE(BaseUnitFor("furlongs").has_value());
 }
 
@@ -114,6 +116,10 @@ TEST(PrometheusNames, KeysFindTheirMetricAndLabel) {
       {"disk.in", "runmon_disk_read_bytes_total", ""},
       {"disk.nvme0n1.out", "runmon_disk_device_written_bytes_total", "nvme0n1"},
       {"runmon.sampleMillis", "runmon_self_sample_duration_seconds", ""},
+      {"ipu.3.clock (MHz)", "runmon_ipu_clock_hertz", "3"},
+      {"ipu.3.clock", "runmon_ipu_clock_hertz", "3"},
+      {"ipu.0.ipu utilisation (session) (%)", "runmon_ipu_session_utilization_ratio", "0"},
+      {"ipu.1.link speed (GT/s)", "runmon_ipu_link_speed_transfers_per_second", "1"},
   };
   for (const Case& c : cases) {
     std::string label_value = "unset";

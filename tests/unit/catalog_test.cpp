@@ -7,6 +7,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -152,6 +154,17 @@ constexpr Expected kEmittedKeys[] = {
     {"gpu.3.tempMemory", "gpu.{i}.tempMemory", "°C", MetricKind::kGauge, "amd"},
     {"gpu.3.fanRpm", "gpu.{i}.fanRpm", "RPM", MetricKind::kGauge, "amd"},
     {"gpu.3.memoryOverDrive", "gpu.{i}.memoryOverDrive", "%", MetricKind::kGauge, "amd"},
+    {"ipu.1.average board temp (C)", "ipu.{id}.average board temp (C)", "°C", MetricKind::kGauge, "ipu"},
+    {"ipu.1.average die temp (C)", "ipu.{id}.average die temp (C)", "°C", MetricKind::kGauge, "ipu"},
+    {"ipu.1.clock (MHz)", "ipu.{id}.clock (MHz)", "MHz", MetricKind::kGauge, "ipu"},
+    {"ipu.1.ipu power (W)", "ipu.{id}.ipu power (W)", "W", MetricKind::kGauge, "ipu"},
+    {"ipu.1.ipu utilisation (%)", "ipu.{id}.ipu utilisation (%)", "%", MetricKind::kGauge, "ipu"},
+    {"ipu.12.ipu utilisation (session) (%)", "ipu.{id}.ipu utilisation (session) (%)", "%",
+     MetricKind::kGauge, "ipu"},
+    {"ipu.0.link speed (GT/s)", "ipu.{id}.link speed (GT/s)", "GT/s", MetricKind::kGauge, "ipu"},
+    {"ipu.0.total board power (W)", "ipu.{id}.total board power (W)", "W", MetricKind::kGauge, "ipu"},
+    {"ipu.0.link correctable error count", "ipu.{id}.link correctable error count", "count",
+     MetricKind::kGauge, "ipu"},
     {"cpu", "cpu", "%", MetricKind::kGauge, "process"},
     {"proc.cpu.threads", "proc.cpu.threads", "count", MetricKind::kGauge, "process"},
     {"cpu_percent", "cpu_percent", "%", MetricKind::kGauge, "cpu"},
@@ -241,9 +254,9 @@ TEST(MetricCatalog, PatternsAreUniqueAndWellFormed) {
   const auto catalog = MetricCatalog();
   ASSERT_FALSE(catalog.empty());
   std::set<std::string_view> patterns;
-  const std::set<std::string_view> units = {"%",     "MiB",   "GiB",  "bytes",   "bytes/s",
-                                            "MiB/s", "count", "CPUs", "ms",      "°C",
-                                            "W",     "MHz",   "J",    "bitmask", "RPM"};
+  const std::set<std::string_view> units = {"%",     "MiB",     "GiB", "bytes", "bytes/s", "MiB/s",
+                                            "count", "CPUs",    "ms",  "°C",    "W",       "MHz",
+                                            "J",     "bitmask", "RPM", "GT/s"};
   for (const auto& d : catalog) {
     SCOPED_TRACE(std::string(d.pattern));
     EXPECT_TRUE(patterns.insert(d.pattern).second) << "duplicate pattern";
@@ -360,6 +373,25 @@ TEST(Catalog, AcceptsTheWandbSpellingOfUncorrectedErrors) {
                              MatchingPattern(*runmon, "gpu.3.uncorrectedMemoryErrors")),
             "3");
   EXPECT_EQ(FindMetricDefinition("gpu.3.UncorrectedMemoryErrors"), nullptr);
+}
+
+// LEET's IPU charts look for W&B's IPU keys without their unit: readers take both spellings as one metric,
+// and neither is taken for another field's ("ipu.0.ipu utilisation (session) (%)" is not "ipu utilisation").
+TEST(Catalog, AcceptsLeetsSpellingOfIpuKeys) {
+  for (const auto& [runmon_key, leet_key] : std::vector<std::pair<std::string, std::string>>{
+           {"ipu.0.average board temp (C)", "ipu.0.average board temp"},
+           {"ipu.0.average die temp (C)", "ipu.0.average die temp"},
+           {"ipu.0.clock (MHz)", "ipu.0.clock"},
+           {"ipu.0.ipu power (W)", "ipu.0.ipu power"},
+           {"ipu.0.ipu utilisation (session) (%)", "ipu.0.ipu utilisation (session)"}}) {
+    const MetricDefinition* runmon = FindMetricDefinition(runmon_key);
+    ASSERT_NE(runmon, nullptr) << runmon_key;
+    EXPECT_EQ(FindMetricDefinition(leet_key), runmon) << leet_key;
+  }
+  EXPECT_EQ(FindMetricDefinition("ipu.0.ipu utilisation (session) (%)")->pattern,
+            "ipu.{id}.ipu utilisation (session) (%)");
+  EXPECT_EQ(FindMetricDefinition("ipu.0.board ipu index"), nullptr);  // first-sight fields are "Other"
+  EXPECT_EQ(FindMetricDefinition("ipu.0.link correctable error count (session)"), nullptr);
 }
 
 TEST(Catalog, KeysAreFormedFromDescriptors) {

@@ -3,7 +3,6 @@
 #include "collectors/amd/tool_values.hpp"
 
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -60,19 +59,7 @@ std::optional<double> ParseToolNumber(std::string_view text, std::initializer_li
       break;
     }
   }
-  // from_chars also reads "inf", "nan" and hexadecimal floats in some modes: only digits, one point, a
-  // leading minus and an exponent are a tool's numbers.
-  if (text.empty()) return std::nullopt;
-  for (char c : text) {
-    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' || c == 'e' ||
-          c == 'E')) {
-      return std::nullopt;
-    }
-  }
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
-  return value;
+  return text::ParseDecimal(text);
 }
 
 std::optional<uint64_t> ParseToolBytes(std::string_view text) {

@@ -32,8 +32,7 @@ std::string NeuronMonitorConfigText(double interval_seconds) {
       {"period", fmt::format("{}s", NeuronMonitorPeriodSeconds(interval_seconds))},
       {"neuron_runtimes",
        {{{"tag_filter", ".*"},
-         {"metrics",
-          groups({"neuroncore_counters", "memory_used", "neuron_runtime_vcpu_usage", "execution_stats"})}}}},
+         {"metrics", groups({"neuroncore_counters", "memory_used", "neuron_runtime_vcpu_usage"})}}}},
       {"system_metrics", groups({"vcpu_usage", "memory_info", "neuron_hw_counters"})}};
   return config.dump(2) + "\n";
 }

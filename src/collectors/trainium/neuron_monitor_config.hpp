@@ -1,5 +1,6 @@
 // The configuration runmon gives neuron-monitor (accelerators.md §2.2): every runtime (tag_filter ".*")
-// with the groups runmon reads, the system groups, and a period that follows the sampling interval.
+// with the groups runmon reads (not execution_stats: nothing of it is read, and neuron-monitor need not
+// collect it), the system groups, and a period that follows the sampling interval.
 // neuron-monitor counts whole seconds, so the period is the interval rounded down, and at least 1 s: with a
 // sub-second interval runmon samples the latest document at its own pace (W&B writes "0s" then). The file
 // is runmon's own: a directory made for this process alone (mode 0700) under the temporary directory,

@@ -36,8 +36,8 @@ struct CoreMemory {
 
 struct CoreReading {
   int core = 0;
-  std::optional<double> utilization;  // %
-  CoreMemory memory;                  // bytes
+  std::optional<double> utilization = {};  // %
+  CoreMemory memory = {};                  // bytes
 };
 
 struct HostMemoryBreakdown {

@@ -1,8 +1,11 @@
-// Small, allocation-free helpers shared by the /proc and /sys parsers: line and field iteration and strict
-// integer parsing. Kernel text is untrusted input here (fixtures, fuzzers, hostile mounts).
+// Small, allocation-free helpers shared by the /proc and /sys parsers and the vendor tools' parsers: line
+// and field iteration and strict integer and decimal parsing. Kernel and tool text is untrusted input here
+// (fixtures, fuzzers, hostile mounts).
 #pragma once
 
+#include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -65,6 +68,23 @@ inline std::optional<int64_t> ParseI64(std::string_view s) {
   int64_t value = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return value;
+}
+
+// A finite decimal number and nothing else: an optional minus, digits, one point, an exponent ("91.0",
+// "-3", "1e3"). from_chars alone would also take "inf", "nan" and, in some modes, hexadecimal: "N/A", "",
+// "0x12", "1_000", "1.4.14", "1e999" and text around the number are nullopt.
+inline std::optional<double> ParseDecimal(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  for (char c : s) {
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' || c == 'e' ||
+          c == 'E')) {
+      return std::nullopt;
+    }
+  }
+  double value = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) return std::nullopt;
   return value;
 }
 
