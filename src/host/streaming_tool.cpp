@@ -56,7 +56,10 @@ StreamingTool::StreamingTool(ToolCommand command, StreamingToolOptions options, 
       on_line_(std::move(on_line)),
       on_warning_(std::move(on_warning)) {
   if (::pipe2(wake_fds_, O_CLOEXEC | O_NONBLOCK) != 0) wake_fds_[0] = wake_fds_[1] = -1;
-  reader_ = std::thread([this] { Run(); });
+  reader_ = std::thread([this] {
+    BlockRequestSignalsOnThisThread();
+    Run();
+  });
 }
 
 StreamingTool::~StreamingTool() {

@@ -6,6 +6,7 @@
 #include "host/tool_process.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -169,6 +170,15 @@ std::optional<int> TerminateToolGroup(pid_t pid, double grace_seconds, bool* nee
     if (errno != EINTR) return std::nullopt;
   }
   return status;
+}
+
+void BlockRequestSignalsOnThisThread() {
+  sigset_t requests;
+  sigemptyset(&requests);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD}) {
+    sigaddset(&requests, signal);
+  }
+  ::pthread_sigmask(SIG_BLOCK, &requests, nullptr);
 }
 
 std::string DescribeWaitStatus(int wait_status) {

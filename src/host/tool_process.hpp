@@ -54,6 +54,13 @@ Result<SpawnedTool> SpawnTool(const ToolCommand& command, bool stdin_pipe = fals
 // the tool itself was still running at the end of the grace (when given).
 std::optional<int> TerminateToolGroup(pid_t pid, double grace_seconds, bool* needed_sigkill = nullptr);
 
+// For a thread of runmon's that runs or reads tools (a streaming tool's reader, a collector's tool worker),
+// called first on it: the signals runmon takes as requests (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+// SIGUSR2, SIGALRM, SIGCHLD) are blocked on it. Collectors start such threads when they are made, which may
+// be before a command has blocked those signals for its signal waiter; a thread that has them unblocked would
+// take a SIGTERM itself and, with the default action, end runmon without its final sample.
+void BlockRequestSignalsOnThisThread();
+
 // How the tool ended, for messages: "exited with status 3", "killed by SIGSEGV".
 std::string DescribeWaitStatus(int wait_status);
 

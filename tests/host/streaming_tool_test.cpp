@@ -5,12 +5,16 @@
 // delay, each well within its bound.
 #include "host/streaming_tool.hpp"
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -395,6 +399,51 @@ TEST(StreamingTool, EndRunEndsAHungToolWithTheReasonAndStartsItAgain) {
   EXPECT_EQ(recorder.warnings()[0], tool + ": no document for 30 s; starting it again in 0.05 s");
   EXPECT_EQ(streaming.restarts(), 1);
   EXPECT_EQ(ReadFile(runs), "run\nrun\n");
+}
+
+std::set<std::string> ThreadIds() {
+  std::set<std::string> ids;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    ids.insert(entry.path().filename().string());
+  }
+  return ids;
+}
+
+// The signals a thread has blocked, from /proc/self/task/TID/status.
+unsigned long long BlockedSignals(const std::string& tid) {
+  std::istringstream status(ReadFile("/proc/self/task/" + tid + "/status"));
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("SigBlk:")) return std::stoull(line.substr(7), nullptr, 16);
+  }
+  return 0;
+}
+
+TEST(StreamingTool, ItsReaderThreadNeverTakesTheProcesssStopSignals) {
+  // This thread has SIGTERM unblocked, as a command's has before it starts its signal waiter.
+  sigset_t term;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  ::pthread_sigmask(SIG_UNBLOCK, &term, nullptr);
+  TempDir dir;
+  const auto tool = WriteFakeTool(dir.path(), "tool", "exec sleep 1000");
+  const auto before = ThreadIds();
+  Recorder recorder;
+  StreamingTool streaming({.executable = tool}, QuickOptions(), JsonLines(recorder.Documents()),
+                          recorder.Warnings());
+  std::string reader;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        for (const auto& id : ThreadIds()) {
+          if (!before.contains(id)) reader = id;
+        }
+        return !reader.empty() && (BlockedSignals(reader) & (1ull << (SIGTERM - 1))) != 0;
+      },
+      kPatience))
+      << "reader thread " << reader << " has SIGTERM unblocked";
+  for (int signal : {SIGINT, SIGHUP, SIGQUIT, SIGCHLD}) {
+    EXPECT_NE(BlockedSignals(reader) & (1ull << (signal - 1)), 0u) << signal;
+  }
+  streaming.Stop();
 }
 
 }  // namespace

@@ -57,7 +57,10 @@ Result<std::unique_ptr<AmdToolFallback>> AmdToolFallback::Find(
 AmdToolFallback::AmdToolFallback(VendorTool tool, RunToolFunction run_tool, ToolCommand command,
                                  ToolFallbackOptions options)
     : tool_(tool), run_tool_(std::move(run_tool)), command_(std::move(command)), options_(options) {
-  worker_ = std::thread([this] { Work(); });
+  worker_ = std::thread([this] {
+    BlockRequestSignalsOnThisThread();
+    Work();
+  });
 }
 
 AmdToolFallback::~AmdToolFallback() {

@@ -26,7 +26,10 @@ class GcInfoSource final : public IpuSource {
         command_(std::move(command)),
         answers_(std::move(answers)),
         options_(options) {
-    worker_ = std::thread([this] { Work(); });
+    worker_ = std::thread([this] {
+      BlockRequestSignalsOnThisThread();
+      Work();
+    });
   }
 
   ~GcInfoSource() override {
