@@ -35,8 +35,8 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET_KIB = 6 * 1024
 # Libraries a process that neither serves nor scrapes must not map.
-HEAVY_LIBRARIES = ("libcurl", "libssl", "libcrypto", "libcpp-httplib", "libncursesw", "libtinfo", "libgnutls",
-                   "libbrotli", "libnghttp2", "libssh2", "libldap", "libkrb5")
+HEAVY_LIBRARIES = ("libcurl", "libssl", "libcrypto", "libcpp-httplib", "libncursesw", "libtinfo", "libsimdjson",
+                   "libgnutls", "libbrotli", "libnghttp2", "libssh2", "libldap", "libkrb5")
 
 _started = []
 

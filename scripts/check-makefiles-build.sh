@@ -14,7 +14,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$runmon" run --interval 0.2s --dir "$work/wandb" -- sleep 1
 "$runmon" dump --format csv "$work/wandb" | head -3
-heavy='libcurl|libssl|libcrypto|libcpp-httplib|libncursesw|libtinfo|runmon-modules'
+heavy='libcurl|libssl|libcrypto|libcpp-httplib|libncursesw|libtinfo|libsimdjson|runmon-modules'
 for command in "run --dir $work/wandb -- sleep 5" "sample --interval 0.1 --json"; do
   # shellcheck disable=SC2086 # the command's words
   "$runmon" $command >/dev/null &

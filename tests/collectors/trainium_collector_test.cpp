@@ -83,6 +83,7 @@ class TrainiumCollectorTest : public ::testing::Test {
     options.tool_options = {
         .restart_initial_seconds = 0.05, .restart_max_seconds = 0.2, .stop_grace_seconds = 0.2};
     options.start_tool = StartStreamingTool;
+    options.reader = trainium::MakeLinkedDocumentReader();
     options.stale_after_seconds = 30;
     options.hung_after_seconds = 60;
     options.paths = HostPaths::System();
@@ -277,6 +278,22 @@ TEST_F(TrainiumCollectorTest, AnExitAndABadLineAreEachReportedOnce) {
   EXPECT_EQ(messages[1], tool +
                              ": exited with status 1: device lost; starting it again in 0.05 s (further "
                              "restarts are not reported)");
+}
+
+TEST(NeuronDocumentReader, TheModuleReadsAsTheLinkedParserAndAMissingOneIsNamed) {
+  auto loaded = trainium::LoadDocumentReader();  // runmon-modules beside the test
+  ASSERT_TRUE(loaded) << loaded.error();
+  const std::string line = Trn1Lines()[0];
+  auto from_module = (*loaded)->Read(line);
+  auto linked = trainium::MakeLinkedDocumentReader()->Read(line);
+  ASSERT_TRUE(from_module && linked);
+  EXPECT_EQ(from_module->runtimes.size(), linked->runtimes.size());
+  EXPECT_EQ(from_module->runtimes[0].host_bytes, linked->runtimes[0].host_bytes);
+  TempDir empty;
+  auto missing = trainium::LoadDocumentReader(empty.path());
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().find((empty.path() / "neuron-monitor.so").string()), std::string::npos)
+      << missing.error();
 }
 
 TEST(ThresholdsForPeriod, GiveTwoPeriodsAndSlackAndAtLeast30SecondsBeforeAHang) {

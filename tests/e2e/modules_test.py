@@ -1,6 +1,6 @@
 """End-to-end tests of what runmon loads: `runmon run` and `runmon sample` map none of the libraries that only
-the HTTP servers (cpp-httplib, OpenSSL), the OpenMetrics scraper (libcurl) and the terminal UI (ncursesw)
-need; each of those is loaded when it is used; and a binary whose modules are missing says so and exits 1
+the HTTP servers (cpp-httplib, OpenSSL), the OpenMetrics scraper (libcurl), the terminal UI (ncursesw) and
+the neuron-monitor parser (simdjson) need; each of those is loaded when it is used; and a binary whose modules are missing says so and exits 1
 instead of failing later."""
 import http.server
 import json
@@ -16,7 +16,8 @@ import unittest
 from http_e2e import wait_for
 from runmon_e2e import RUNMON, run
 
-HEAVY = ("libcurl", "libssl.", "libcrypto.", "libcpp-httplib", "libncursesw", "libtinfo")
+HEAVY = ("libcurl", "libssl.", "libcrypto.", "libcpp-httplib", "libncursesw", "libtinfo", "libsimdjson")
+FAKE_NEURON_MONITOR_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fakes", "neuron_monitor")
 
 
 def mapped_files(pid):
@@ -58,8 +59,9 @@ class ModulesTest(unittest.TestCase):
             proc.wait()
         self.tmp.cleanup()
 
-    def start(self, *args, binary=RUNMON):
+    def start(self, *args, binary=RUNMON, **extra_env):
         env = {k: v for k, v in os.environ.items() if not k.startswith("WANDB_")}
+        env.update(extra_env)
         proc = subprocess.Popen([binary, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         self.procs.append(proc)
         return proc
@@ -100,6 +102,20 @@ class ModulesTest(unittest.TestCase):
         self.assertFalse(any("/runmon-modules/" in f for f in files), sorted(files))
         line = wait_for(proc.stdout.readline)
         self.assertEqual(json.loads(line).get("openmetrics.demo.demo_temperature.0"), 41.5)
+
+    def test_a_neuron_monitor_loads_its_parsers_module_and_nothing_else(self):
+        tmpdir = os.path.join(self.tmp.name, "tmp")
+        os.makedirs(tmpdir)
+        proc = self.start("sample", "--interval", "1", "--json", TMPDIR=tmpdir,
+                          PATH=FAKE_NEURON_MONITOR_DIR + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin"))
+        files = self.steady_maps(proc)
+        self.assertTrue(any(f.endswith("/runmon-modules/neuron-monitor.so") for f in files), sorted(files))
+        self.assertTrue(any(os.path.basename(f).startswith("libsimdjson") for f in files), sorted(files))
+        self.assertFalse(any(os.path.basename(f).startswith(("libcurl", "libcpp-httplib", "libncursesw"))
+                             for f in files), sorted(files))
+        # The first sample is taken before neuron-monitor's first document; a later one has its keys.
+        samples = [json.loads(wait_for(proc.stdout.readline)) for _ in range(3)]
+        self.assertIn("trn.system.memory_used_bytes", samples[-1])
 
     def test_a_binary_without_its_modules_says_so(self):
         lonely = os.path.join(self.tmp.name, "bin", "runmon")

@@ -1,6 +1,6 @@
-// The Trainium collector (trainium_collector.hpp). The reader thread parses and publishes; the lane only
-// takes the latest document, under a lock held for a pointer swap. Warnings from the reader thread are
-// queued and written from the lane, once per kind.
+// The Trainium collector (trainium_collector.hpp). The reader thread parses (with the module's reader) and
+// publishes; the lane only takes the latest document, under a lock held for a pointer swap. Warnings from the
+// reader thread are queued and written from the lane, once per kind.
 #include "collectors/trainium/trainium_collector.hpp"
 
 #include <algorithm>
@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "collectors/linux/run_tree.hpp"
-#include "collectors/trainium/neuron_monitor_parse.hpp"
 #include "collectors/trainium/trainium_metadata.hpp"
 
 namespace runmon {
@@ -105,7 +104,7 @@ class TrainiumCollector : public Collector {
 
   // On the reader thread.
   Status TakeLine(std::string_view line) {
-    auto parsed = parser_.Parse(line);
+    auto parsed = options_.reader->Read(line);
     if (!parsed) return Error{parsed.error()};
     auto document = std::make_shared<const NeuronDocument>(std::move(*parsed));
     const double now = options_.monotonic_seconds();
@@ -146,7 +145,6 @@ class TrainiumCollector : public Collector {
   TrainiumOptions options_;
   RunTree tree_;
   double started_seconds_;
-  trainium::NeuronDocumentParser parser_;  // the reader thread's
   std::mutex mutex_;
   LatestDocument latest_;                                 // guarded by mutex_
   std::vector<std::pair<Trouble, std::string>> pending_;  // guarded by mutex_

@@ -19,6 +19,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "collectors/collector.hpp"
+#include "collectors/trainium/neuron_document_reader.hpp"
 #include "collectors/trainium/trainium_emit.hpp"
 #include "host/host_paths.hpp"
 #include "host/streaming_tool.hpp"
@@ -26,7 +27,8 @@
 namespace runmon {
 
 struct TrainiumOptions {
-  ToolCommand command;  // neuron-monitor -c CONFIG
+  ToolCommand command;                                     // neuron-monitor -c CONFIG
+  std::shared_ptr<trainium::NeuronDocumentReader> reader;  // the parser (the module's, or linked in)
   StreamingToolOptions tool_options;
   std::function<std::unique_ptr<StreamingTool>(ToolCommand, StreamingToolOptions, StreamingTool::LineHandler,
                                                StreamingTool::WarningHandler)>

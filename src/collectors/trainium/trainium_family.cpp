@@ -20,8 +20,8 @@
 #include <fmt/format.h>
 
 #include "collectors/builtin.hpp"
+#include "collectors/trainium/neuron_document_reader.hpp"
 #include "collectors/trainium/neuron_monitor_config.hpp"
-#include "collectors/trainium/neuron_monitor_parse.hpp"
 #include "collectors/trainium/trainium_collector.hpp"
 #include "collectors/trainium/trainium_metadata.hpp"
 #include "host/child_process.hpp"
@@ -99,8 +99,11 @@ Result<ToolSetup> PrepareTool(const CollectorContext& ctx, double interval_secon
 FamilyStart Start(const CollectorContext& ctx) {
   auto setup = PrepareTool(ctx, ctx.settings.interval_seconds);
   if (!setup) return FamilyStart{.absent_reason = setup.error()};
+  auto reader = trainium::LoadDocumentReader();
+  if (!reader) return FamilyStart{.absent_reason = reader.error()};
   TrainiumOptions options;
   options.command = std::move(setup->command);
+  options.reader = std::move(*reader);
   options.keep_alive = std::move(setup->config_file);
   options.start_tool = ctx.start_streaming_tool;
   const TrainiumThresholds thresholds =
@@ -125,6 +128,9 @@ FamilyStart Start(const CollectorContext& ctx) {
 Result<nlohmann::json> Probe(const CollectorContext& ctx) {
   auto setup = PrepareTool(ctx, 1.0);
   if (!setup) return Error{setup.error()};
+  auto loaded = trainium::LoadDocumentReader();
+  if (!loaded) return Error{loaded.error()};
+  std::shared_ptr<trainium::NeuronDocumentReader> reader = std::move(*loaded);
   std::mutex mutex;
   std::condition_variable arrived;
   std::optional<nlohmann::json> metadata;
@@ -132,8 +138,8 @@ Result<nlohmann::json> Probe(const CollectorContext& ctx) {
   bool tool_ended = false;  // it exited (or could not be started): no document is coming soon
   auto tool = ctx.start_streaming_tool(
       setup->command, StreamingToolOptions{},
-      [&, parser = std::make_shared<trainium::NeuronDocumentParser>()](std::string_view line) -> Status {
-        auto document = parser->Parse(line);
+      [&, reader](std::string_view line) -> Status {
+        auto document = reader->Read(line);
         if (!document) return Error{document.error()};
         auto described = trainium::DescribeTrainium(*document);
         std::lock_guard lock(mutex);
