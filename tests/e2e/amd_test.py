@@ -12,7 +12,7 @@ import tempfile
 import unittest
 import urllib.request
 
-from http_e2e import free_port, timed_get, wait_for
+from http_e2e import dashboard_charts, free_port, wait_for
 from runmon_e2e import RUNMON, run, samples
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -63,24 +63,14 @@ class AmdTest(unittest.TestCase):
         for text in ("GPU utilization (%)", "GPU memory used (%)", "GPU temperature (°C)", "GPU power (W)",
                      "GPU 0 87%", "GPUs      4 x AMD INSTINCT MI250"):
             self.assertIn(text, frame.stdout)
-        port = free_port()
-        serve = subprocess.Popen([RUNMON, "serve", "--logdir", self.wandb, "--port", str(port)],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            url = f"http://127.0.0.1:{port}"
-            wait_for(lambda: timed_get(url + "/api/runs")[0] == 200, what="the dashboard")
-            described = json.loads(timed_get(f"{url}/api/runs/{os.path.basename(run_dir)}")[1])
-            charts = {chart["id"]: chart for chart in described["charts"]}
-            for chart_id in ("gpu.{i}.gpu", "gpu.{i}.memoryAllocated", "gpu.{i}.temp", "gpu.{i}.powerWatts",
-                             "gpu.{i}.memoryReadWriteActivity", "gpu.{i}.tempEdge"):
-                self.assertIn(chart_id, charts)
-            self.assertEqual([s["name"] for s in charts["gpu.{i}.gpu"]["series"]],
-                             ["GPU 0", "GPU 1", "GPU 2", "GPU 3"])
-            self.assertEqual([s["name"] for s in charts["gpu.{i}.powerWatts"]["series"]],
-                             ["GPU 0", "GPU 1", "GPU 3"])  # card3 has no hwmon: no power series, not 0
-        finally:
-            serve.terminate()
-            serve.wait(timeout=30)
+        charts = dashboard_charts(RUNMON, self.wandb, run_dir)
+        for chart_id in ("gpu.{i}.gpu", "gpu.{i}.memoryAllocated", "gpu.{i}.temp", "gpu.{i}.powerWatts",
+                         "gpu.{i}.memoryReadWriteActivity", "gpu.{i}.tempEdge"):
+            self.assertIn(chart_id, charts)
+        self.assertEqual([s["name"] for s in charts["gpu.{i}.gpu"]["series"]],
+                         ["GPU 0", "GPU 1", "GPU 2", "GPU 3"])
+        self.assertEqual([s["name"] for s in charts["gpu.{i}.powerWatts"]["series"]],
+                         ["GPU 0", "GPU 1", "GPU 3"])  # card3 has no hwmon: no power series, not 0
 
     def test_the_exporter_labels_them_by_gpu(self):
         port = free_port()

@@ -1,6 +1,8 @@
 """Shared pieces of the end-to-end tests of runmon's HTTP servers (serve_test, exporter_test): a background
-process with its output in a file, sockets that stall or drip their request head, timed requests, and a
-process's VmRSS. Python's standard library only."""
+process with its output in a file, sockets that stall or drip their request head, timed requests, a
+process's VmRSS, and the dashboard's charts of a recorded run (the accelerator families' tests). Python's
+standard library only."""
+import json
 import os
 import resource
 import signal
@@ -65,6 +67,21 @@ def timed_get(url, headers=None, timeout=30):
             return response.status, response.read(), time.monotonic() - start
     except urllib.error.HTTPError as e:
         return e.code, e.read(), time.monotonic() - start
+
+
+def dashboard_charts(runmon, logdir, run_dir):
+    """The charts `runmon serve --logdir LOGDIR` gives for the run in `run_dir`, by chart id."""
+    port = free_port()
+    serve = subprocess.Popen([runmon, "serve", "--logdir", logdir, "--port", str(port)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_for(lambda: timed_get(url + "/api/runs")[0] == 200, what="the dashboard")
+        described = json.loads(timed_get(f"{url}/api/runs/{os.path.basename(run_dir)}")[1])
+        return {chart["id"]: chart for chart in described["charts"]}
+    finally:
+        serve.terminate()
+        serve.wait(timeout=30)
 
 
 class Process:

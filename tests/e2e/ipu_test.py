@@ -12,7 +12,7 @@ import tempfile
 import unittest
 import urllib.request
 
-from http_e2e import free_port, timed_get, wait_for
+from http_e2e import dashboard_charts, free_port, wait_for
 from runmon_e2e import RUNMON, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -86,24 +86,14 @@ class IpuTest(unittest.TestCase):
 
     def test_the_dashboard_and_the_exporter_show_them(self):
         run_dir, _ = self.record(self.env(), "ipucharts")
-        port = free_port()
-        serve = subprocess.Popen([RUNMON, "serve", "--logdir", self.wandb, "--port", str(port)],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            url = f"http://127.0.0.1:{port}"
-            wait_for(lambda: timed_get(url + "/api/runs")[0] == 200, what="the dashboard")
-            described = json.loads(timed_get(f"{url}/api/runs/{os.path.basename(run_dir)}")[1])
-            charts = {chart["id"]: chart for chart in described["charts"]}
-            for chart_id, title in (("ipu.{id}.average board temp (C)", "IPU Board Temp"),
-                                    ("ipu.{id}.clock (MHz)", "IPU Clock"), ("ipu.{id}.ipu power (W)", "IPU Power"),
-                                    ("ipu.{id}.ipu utilisation (%)", "IPU utilisation"),
-                                    ("ipu.{id}.ipu utilisation (session) (%)", "IPU Session")):
-                self.assertIn(chart_id, charts)
-                self.assertIn(title, json.dumps(charts[chart_id]))
-                self.assertEqual([s["name"] for s in charts[chart_id]["series"]], ["IPU 1"])
-        finally:
-            serve.terminate()
-            serve.wait(timeout=30)
+        charts = dashboard_charts(RUNMON, self.wandb, run_dir)
+        for chart_id, title in (("ipu.{id}.average board temp (C)", "IPU Board Temp"),
+                                ("ipu.{id}.clock (MHz)", "IPU Clock"), ("ipu.{id}.ipu power (W)", "IPU Power"),
+                                ("ipu.{id}.ipu utilisation (%)", "IPU utilisation"),
+                                ("ipu.{id}.ipu utilisation (session) (%)", "IPU Session")):
+            self.assertIn(chart_id, charts)
+            self.assertIn(title, json.dumps(charts[chart_id]))
+            self.assertEqual([s["name"] for s in charts[chart_id]["series"]], ["IPU 1"])
         port = free_port()
         user = subprocess.Popen(["sleep", "3"])
         env = dict(self.env(), RUNMON_FAKE_GCIPUINFO_PID=str(user.pid))

@@ -21,7 +21,7 @@ import tempfile
 import time
 import unittest
 
-from http_e2e import free_port, timed_get, wait_for
+from http_e2e import dashboard_charts, free_port, timed_get, wait_for
 from runmon_e2e import RUNMON, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -331,27 +331,17 @@ class TrainiumTest(unittest.TestCase):
 
     def test_the_dashboard_and_the_exporter_show_them(self):
         recording = self.record()
-        port = free_port()
-        serve = subprocess.Popen([RUNMON, "serve", "--logdir", self.wandb, "--port", str(port)],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            url = f"http://127.0.0.1:{port}"
-            wait_for(lambda: timed_get(url + "/api/runs")[0] == 200, what="the dashboard")
-            described = json.loads(timed_get(f"{url}/api/runs/{os.path.basename(recording.run_dir)}")[1])
-            charts = {chart["id"]: chart for chart in described["charts"]}
-            # W&B LEET's Trainium chart groups: one chart per key pattern, a series per core.
-            for chart_id, title in (("trn.{core}.neuroncore_utilization", "Neuron Core"),
-                                    ("trn.host_total_memory_usage", "Trainium Host Memory"),
-                                    ("trn.neuron_device_total_memory_usage", "Neuron Device Memory"),
-                                    ("trn.host_total_memory_usage.dma_buffers", "Trainium Host DMA"),
-                                    ("trn.{core}.neuroncore_memory_usage.model_code", "Neuron Model Code")):
-                self.assertIn(chart_id, charts)
-                self.assertIn(title, json.dumps(charts[chart_id]))
-            self.assertEqual(sorted(s["name"] for s in charts["trn.{core}.neuroncore_utilization"]["series"]),
-                             ["Core 0", "Core 1"])
-        finally:
-            serve.terminate()
-            serve.wait(timeout=30)
+        charts = dashboard_charts(RUNMON, self.wandb, recording.run_dir)
+        # W&B LEET's Trainium chart groups: one chart per key pattern, a series per core.
+        for chart_id, title in (("trn.{core}.neuroncore_utilization", "Neuron Core"),
+                                ("trn.host_total_memory_usage", "Trainium Host Memory"),
+                                ("trn.neuron_device_total_memory_usage", "Neuron Device Memory"),
+                                ("trn.host_total_memory_usage.dma_buffers", "Trainium Host DMA"),
+                                ("trn.{core}.neuroncore_memory_usage.model_code", "Neuron Model Code")):
+            self.assertIn(chart_id, charts)
+            self.assertIn(title, json.dumps(charts[chart_id]))
+        self.assertEqual(sorted(s["name"] for s in charts["trn.{core}.neuroncore_utilization"]["series"]),
+                         ["Core 0", "Core 1"])
         port = free_port()
         environment = {**os.environ, **self.env()}
         runner = subprocess.Popen([RUNMON, "run", "--dir", self.wandb, "--id", "trnexport", "--interval", "0.5",
