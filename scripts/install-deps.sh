@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev lld pkg-config
   libfmt-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libprotobuf-dev protobuf-compiler zlib1g-dev
+  libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev libre2-dev libncurses-dev libcpp-httplib-dev
   libcurl4-openssl-dev chromium prometheus prometheus-node-exporter
   python3 python3-psutil python3-protobuf procps tmux valgrind rocm-smi
