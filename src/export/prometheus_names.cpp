@@ -33,13 +33,17 @@ constexpr std::array kUnits = {
     UnitRow{"count", {"", 1, 1}},
     UnitRow{"bitmask", {"", 1, 1}},
     UnitRow{"CPUs", {"cores", 1, 1}},
+    UnitRow{"s", {"seconds", 1, 1}},
     UnitRow{"ms", {"seconds", 1, 1000}},
+    UnitRow{"µs", {"seconds", 1, 1e6}},
     UnitRow{"°C", {"celsius", 1, 1}},
     UnitRow{"W", {"watts", 1, 1}},
     UnitRow{"MHz", {"hertz", 1e6, 1}},
     UnitRow{"J", {"joules", 1, 1}},
     UnitRow{"RPM", {"rpm", 1, 1}},
     UnitRow{"GT/s", {"transfers_per_second", 1e9, 1}},
+    UnitRow{"Mbit/s", {"bits_per_second", 1e6, 1}},
+    UnitRow{"score", {"", 1, 1}},
 };
 
 constexpr std::array kExporterMetrics = {kSamplesTotal, kLastSampleTimestamp, kUnexportedKeys,

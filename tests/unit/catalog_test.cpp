@@ -254,9 +254,9 @@ TEST(MetricCatalog, PatternsAreUniqueAndWellFormed) {
   const auto catalog = MetricCatalog();
   ASSERT_FALSE(catalog.empty());
   std::set<std::string_view> patterns;
-  const std::set<std::string_view> units = {"%",     "MiB",     "GiB", "bytes", "bytes/s", "MiB/s",
-                                            "count", "CPUs",    "ms",  "°C",    "W",       "MHz",
-                                            "J",     "bitmask", "RPM", "GT/s"};
+  const std::set<std::string_view> units = {"%",    "MiB",  "GiB", "bytes", "bytes/s", "MiB/s", "count",
+                                            "CPUs", "ms",   "°C",  "W",     "MHz",     "J",     "bitmask",
+                                            "RPM",  "GT/s", "s",   "µs",    "Mbit/s",  "score"};
   for (const auto& d : catalog) {
     SCOPED_TRACE(std::string(d.pattern));
     EXPECT_TRUE(patterns.insert(d.pattern).second) << "duplicate pattern";

@@ -1,0 +1,135 @@
+// The tpu family's factory: one collector in a lane of its own, made only when the PCI scan of the sys
+// tree (--root as everywhere) found TPU chips; without one nothing connects and libtpu is never loaded.
+// The runtime-metrics service is read at RUNMON_TPU_RUNTIME_ADDRESS when set (a comma-separated list of
+// host:port, for tests and unusual setups), else at 127.0.0.1:<port> for every port of
+// TPU_RUNTIME_METRICS_PORTS (one per process of a multi-process PyTorch/XLA workload), else at
+// 127.0.0.1:8431. libtpu.so is looked for as W&B looks (libtpu_sdk.hpp; its system directories only on the
+// host's own root) and opened at the collector's first tick. The probe (`runmon info`) gives the chips'
+// metadata and, under runmon.tpu, where libtpu was found and whether the service listens now.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "collectors/builtin.hpp"
+#include "collectors/linux/parse/text.hpp"
+#include "collectors/tpu/tpu_collector.hpp"
+
+namespace runmon::collector_families {
+namespace {
+
+constexpr std::string_view kSettings[] = {"RUNMON_TPU_RUNTIME_ADDRESS",
+                                          "TPU_RUNTIME_METRICS_PORTS",
+                                          "WANDB_LIBTPU_PATH",
+                                          "TPU_LIBRARY_PATH",
+                                          "LIBTPU_PATH",
+                                          "HOME"};
+constexpr std::string_view kDefaultAddress = "127.0.0.1:8431";
+
+std::vector<std::string> SplitList(std::string_view text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    std::string_view item = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) items.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
+bool IsPort(std::string_view text) {
+  const auto port = text::ParseU64(text);
+  return port && *port >= 1 && *port <= 65535;
+}
+
+// The service's addresses, or why the settings name none.
+Result<std::vector<std::string>> ServiceAddresses(const CollectorContext& ctx) {
+  std::vector<std::string> addresses;
+  if (auto explicit_addresses = EnvironmentValue(ctx, "RUNMON_TPU_RUNTIME_ADDRESS")) {
+    for (const std::string& address : SplitList(*explicit_addresses)) {
+      const size_t colon = address.rfind(':');
+      if (colon == std::string::npos || colon == 0 || !IsPort(std::string_view(address).substr(colon + 1))) {
+        return Error{fmt::format("RUNMON_TPU_RUNTIME_ADDRESS: '{}' is not host:port", address)};
+      }
+      addresses.push_back(address);
+    }
+    if (addresses.empty()) return Error{"RUNMON_TPU_RUNTIME_ADDRESS names no address"};
+    return addresses;
+  }
+  if (auto ports = EnvironmentValue(ctx, "TPU_RUNTIME_METRICS_PORTS")) {
+    for (const std::string& port : SplitList(*ports)) {
+      if (!IsPort(port)) return Error{fmt::format("TPU_RUNTIME_METRICS_PORTS: '{}' is not a port", port)};
+      addresses.push_back("127.0.0.1:" + port);
+    }
+  }
+  if (addresses.empty()) addresses.emplace_back(kDefaultAddress);
+  return addresses;
+}
+
+bool OnHostRoot(const CollectorContext& ctx) {
+  return ctx.paths.sys == HostPaths::System().sys;
+}
+
+FamilyStart Start(const CollectorContext& ctx) {
+  tpu::TpuChips chips = tpu::ScanTpuChips(ctx.paths);
+  if (chips.type == nullptr)
+    return FamilyStart{.absent_reason = "no TPU chip on the PCI bus (vendor 0x1ae0)"};
+  auto addresses = ServiceAddresses(ctx);
+  if (!addresses) return FamilyStart{.absent_reason = addresses.error()};
+  TpuOptions options;
+  options.chips = std::move(chips);
+  options.addresses = std::move(*addresses);
+  options.make_client = [](const std::string& address) {
+    return tpu::LoadRuntimeMetricsClient(address, tpu::RuntimeServiceTimeouts{});
+  };
+  if (auto library = tpu::FindLibtpu(ctx.environment, OnHostRoot(ctx))) {
+    options.open_sdk = [library = *library] { return tpu::OpenLibtpuSdk(library); };
+  }
+  options.paths = ctx.paths;
+  options.pid = ctx.pid;
+  options.whole_tree = ctx.settings.track_process_tree;
+  options.monotonic_seconds =
+      ctx.clocks.monotonic_seconds ? ctx.clocks.monotonic_seconds : Clocks::System().monotonic_seconds;
+  options.publish_metadata = ctx.publish_metadata;
+  options.warn = ctx.warn;
+  return FamilyStart::Of(MakeTpuCollector(std::move(options)));
+}
+
+Result<nlohmann::json> Probe(const CollectorContext& ctx) {
+  const tpu::TpuChips chips = tpu::ScanTpuChips(ctx.paths);
+  if (chips.type == nullptr) return Error{"no TPU chip on the PCI bus (vendor 0x1ae0)"};
+  auto addresses = ServiceAddresses(ctx);
+  if (!addresses) return Error{addresses.error()};
+  nlohmann::json status = nlohmann::json::object();
+  const auto library = tpu::FindLibtpu(ctx.environment, OnHostRoot(ctx));
+  status["libtpu"] = library ? nlohmann::json(library->string()) : nlohmann::json(nullptr);
+  nlohmann::json services = nlohmann::json::array();
+  for (const std::string& address : *addresses) {
+    nlohmann::json service = {{"address", address}};
+    auto client = tpu::LoadRuntimeMetricsClient(address, tpu::RuntimeServiceTimeouts{});
+    if (client) {
+      service["listening"] = (*client)->Listening();
+    } else {
+      service["error"] = client.error();
+    }
+    services.push_back(std::move(service));
+  }
+  status["services"] = std::move(services);
+  return nlohmann::json{{"tpu", DescribeTpuChips(chips)}, {"runmon", {{"tpu", std::move(status)}}}};
+}
+
+}  // namespace
+
+const CollectorFamily& tpu() {
+  static constexpr CollectorFamily kFamily{
+      .name = "tpu", .lane = "tpu", .settings = kSettings, .start = Start, .probe = Probe};
+  return kFamily;
+}
+
+}  // namespace runmon::collector_families
