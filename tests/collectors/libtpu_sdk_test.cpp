@@ -1,20 +1,24 @@
 // The libtpu SDK loader against the fake libtpu.so (tests/fakes/libtpu): a table refused for each check
 // (null, its header, each required slot null) with the reason and no slot called; a misaligned table
-// read; the client refused when CreateClient fails or gives none; metrics read as scripted (the value
-// shapes of W&B's tests, ../shared/fixtures/tpu/libtpu_sdk_value_examples.json, copied here), invalid UTF-8
-// kept as bytes; libtpu's errors turned into their messages (cut at 64 KiB, "unknown error" when empty)
-// and destroyed; every cap at its bound and one past it; the client destroyed with the SDK. The fake's
-// counters prove after every test that nothing leaked and no handle was misused. Then FindLibtpu on
-// temporary trees: the environment's three variables (file, directory, missing, directory without
-// libtpu.so, their precedence) and the system search in its order, newest python first.
+// read; the VERS_1.0 entry taken where the plain symbol is another version's; the client refused when
+// CreateClient fails or gives none; metrics read as scripted (the value shapes of W&B's tests,
+// ../shared/fixtures/tpu/libtpu_sdk_value_examples.json, copied here), invalid UTF-8 kept as bytes; libtpu's
+// errors turned into their messages (cut at 64 KiB, "unknown error" when empty) and destroyed; every cap at
+// its bound and one past it; the client destroyed with the SDK. The fake's counters prove after every test
+// that nothing leaked and no handle was misused. Then FindLibtpu on temporary trees: the environment's three
+// variables (file, directory, missing, directory without libtpu.so, their precedence) and the system search
+// in its order, newest python first.
 #include <dlfcn.h>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -33,18 +37,21 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using test::TempDir;
 using testing::ElementsAre;
-using testing::EndsWith;
 using testing::HasSubstr;
 
 constexpr std::size_t kCap = 64 * 1024;
 
-FakeLibtpuCounters Counters() {
-  // The loader's own dlopen of the same file shares this handle.
-  static const auto read = [] {
-    void* handle = ::dlopen(FAKE_LIBTPU_PATH, RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) throw std::runtime_error(::dlerror());
-    return reinterpret_cast<FakeLibtpuCountersFunction>(::dlsym(handle, "fake_libtpu_counters"));
-  }();
+// The loader's own dlopen of the same file shares this handle.
+void* FakeHandle(const char* library) {
+  void* handle = ::dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) throw std::runtime_error(::dlerror());
+  return handle;
+}
+
+FakeLibtpuCounters Counters(const char* library = FAKE_LIBTPU_PATH) {
+  const auto read =
+      reinterpret_cast<FakeLibtpuCountersFunction>(::dlsym(FakeHandle(library), "fake_libtpu_counters"));
+  if (read == nullptr) throw std::runtime_error(std::string(library) + " has no fake_libtpu_counters");
   FakeLibtpuCounters counters{};
   read(&counters);
   return counters;
@@ -157,6 +164,31 @@ TEST_F(LibtpuSdkTest, ReadsTheScriptedMetricsAndDestroysTheClientAtTheEnd) {
   EXPECT_EQ(Counters().clients_destroyed, before_.clients_destroyed);
   sdk.reset();
   EXPECT_EQ(Counters().clients_destroyed - before_.clients_destroyed, 1u);
+}
+
+TEST_F(LibtpuSdkTest, TakesTheVers10EntryWhereThePlainSymbolIsAnotherVersion) {
+  // In this library a plain dlsym finds GetLibtpuSdkApi@@VERS_2.0, which gives no table.
+  const char* library = FAKE_LIBTPU_TWO_VERSIONS_PATH;
+  void* handle = FakeHandle(library);
+  void* vers_1_0 = ::dlvsym(handle, "GetLibtpuSdkApi", "VERS_1.0");
+  void* plain = ::dlsym(handle, "GetLibtpuSdkApi");
+  ASSERT_NE(vers_1_0, nullptr);
+  ASSERT_NE(plain, nullptr);
+  ASSERT_NE(vers_1_0, plain);
+
+  const FakeLibtpuCounters before = Counters(library);
+  UseScenario(GoodScenario());
+  auto sdk = OpenLibtpuSdk(library);
+  ASSERT_TRUE(sdk) << sdk.error();
+  auto read = (*sdk)->ReadMetric("tensorcore_util");
+  ASSERT_TRUE(read) << read.error();
+  EXPECT_THAT(read->values, ElementsAre("75.5", "80.2"));
+  sdk.value().reset();
+  const FakeLibtpuCounters after = Counters(library);
+  EXPECT_EQ(after.api_calls - before.api_calls, 1u);
+  EXPECT_EQ(after.clients_created - before.clients_created, 1u);
+  EXPECT_EQ(after.clients_destroyed - before.clients_destroyed, 1u);
+  EXPECT_EQ(after.bad_handles, before.bad_handles);
 }
 
 TEST_F(LibtpuSdkTest, RefusesANullTableWithoutCallingASlot) {

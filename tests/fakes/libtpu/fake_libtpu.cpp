@@ -442,7 +442,10 @@ const unsigned char* MakeTable(State& state, const Scenario& scenario) {
 
 }  // namespace
 
-FAKE_LIBTPU_EXPORT const void* GetLibtpuSdkApi() {
+namespace {
+
+// The table for the scenario as the file has it now.
+const void* CurrentTable() {
   std::shared_ptr<const Scenario> scenario = ReadScenario();
   State& state = TheState();
   const std::lock_guard lock(state.mutex);
@@ -451,6 +454,28 @@ FAKE_LIBTPU_EXPORT const void* GetLibtpuSdkApi() {
   state.scenario = scenario;
   return MakeTable(state, *scenario);
 }
+
+}  // namespace
+
+#ifdef FAKE_LIBTPU_LATER_DEFAULT_VERSION
+// A later libtpu whose default GetLibtpuSdkApi (what a plain dlsym finds) is of another ABI, VERS_2.0, with
+// no table for runmon, while the VERS_1.0 entry stays under its version (fake_libtpu_two_versions.map).
+FAKE_LIBTPU_EXPORT const void* GetLibtpuSdkApiOfVers1() {
+  return CurrentTable();
+}
+FAKE_LIBTPU_EXPORT const void* GetLibtpuSdkApiOfVers2() {
+  State& state = TheState();
+  const std::lock_guard lock(state.mutex);
+  ++state.counters.api_calls;
+  return nullptr;
+}
+__asm__(".symver GetLibtpuSdkApiOfVers1, GetLibtpuSdkApi@VERS_1.0");
+__asm__(".symver GetLibtpuSdkApiOfVers2, GetLibtpuSdkApi@@VERS_2.0");
+#else
+FAKE_LIBTPU_EXPORT const void* GetLibtpuSdkApi() {
+  return CurrentTable();
+}
+#endif
 
 FAKE_LIBTPU_EXPORT void fake_libtpu_counters(FakeLibtpuCounters* counters) {
   State& state = TheState();
