@@ -11,6 +11,8 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
+#include <cmath>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -230,8 +232,24 @@ TEST_F(LibtpuSdkTest, ReadsATableAtAnOddAddress) {
   EXPECT_THAT(read->values, ElementsAre("75.5", "80.2"));
 }
 
+TEST_F(LibtpuSdkTest, ARelativePathIsTheWorkingDirectorysFile) {
+  // A copy under a name of its own: dlopen would take a bare name matching a loaded library's for it.
+  fs::copy_file(FAKE_LIBTPU_PATH, dir_.path() / "libtpu-relative.so");
+  const fs::path before = fs::current_path();
+  fs::current_path(dir_.path());
+  UseScenario(GoodScenario());
+  auto sdk = OpenLibtpuSdk("libtpu-relative.so");
+  fs::current_path(before);
+  ASSERT_TRUE(sdk) << sdk.error();
+  EXPECT_TRUE((*sdk)->ReadMetric("tensorcore_util"));
+}
+
 TEST_F(LibtpuSdkTest, RefusesAFileWithoutTheEntryOrThatCannotBeLoaded) {
-  EXPECT_THAT(OpenLibtpuSdk("libm.so.6").error(), HasSubstr("no GetLibtpuSdkApi exported"));
+  // libm, as this process has it loaded.
+  Dl_info libm{};
+  ASSERT_NE(::dladdr(reinterpret_cast<void*>(static_cast<double (*)(double)>(::cos)), &libm), 0);
+  ASSERT_NE(libm.dli_fname, nullptr);
+  EXPECT_THAT(OpenLibtpuSdk(libm.dli_fname).error(), HasSubstr("no GetLibtpuSdkApi exported"));
   const fs::path missing = dir_.path() / "libtpu.so";
   const auto error = OpenLibtpuSdk(missing).error();
   EXPECT_THAT(error, HasSubstr(missing.string()));

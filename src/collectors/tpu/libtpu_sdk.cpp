@@ -212,9 +212,12 @@ class SdkClient final : public LibtpuSdk {
 };
 
 Result<std::unique_ptr<LibtpuSdk>> Open(const fs::path& library) {
+  // A name without a slash would make dlopen search the library path: a relative path is the working
+  // directory's file, as FindLibtpu found it.
+  const fs::path file = library.is_relative() ? fs::path(".") / library : library;
   ::dlerror();
   // Never closed: libtpu is not made to be unloaded.
-  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* reason = ::dlerror();
     return Error{fmt::format("cannot load: {}", reason != nullptr ? reason : "unknown error")};

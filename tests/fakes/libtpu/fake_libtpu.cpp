@@ -9,7 +9,9 @@
 // a wrong slot. The scenario can break everything a caller must check: the table (null, its header, any
 // slot null, misaligned), the client (an error, a null client) and what GetMetric's slots write (counts and
 // lengths over the caps, null pointers with a length, a null entry, a string without a NUL within 64 KiB).
-// Test hooks: fake_libtpu_counters (fake_libtpu_counters.h).
+// Test hooks: fake_libtpu_counters (fake_libtpu_counters.h). Built a second time with
+// FAKE_LIBTPU_LATER_DEFAULT_VERSION, the entry is GetLibtpuSdkApi@VERS_1.0 beside a default
+// GetLibtpuSdkApi@@VERS_2.0 without a table, as a later libtpu could have it.
 #include <array>
 #include <cstddef>
 #include <cstdint>
