@@ -24,6 +24,7 @@ struct SdkMetricValues {
   std::vector<std::string> values;
 };
 
+// Not thread-safe, by design: the collector's one lane makes every call.
 class LibtpuSdk {
  public:
   virtual ~LibtpuSdk() = default;
@@ -42,5 +43,11 @@ Result<std::unique_ptr<LibtpuSdk>> OpenLibtpuSdk(const std::filesystem::path& li
 // /usr/local/lib/python*/dist-packages/torch_xla/lib/. nullopt when none holds a regular file libtpu.so.
 std::optional<std::filesystem::path> FindLibtpu(const std::map<std::string, std::string>& environment,
                                                 bool search_system);
+// The same with the system directories (/lib ... /usr/local/lib/python*) under `system_root` instead of /,
+// so that the search can be tested on a temporary tree. The environment's paths (its variables and HOME)
+// are this process's own and taken as they are. The python* directories are tried newest version first
+// (python3.11 before python3.10 before python3.9), so the choice never depends on the directory's order.
+std::optional<std::filesystem::path> FindLibtpu(const std::map<std::string, std::string>& environment,
+                                                bool search_system, const std::filesystem::path& system_root);
 
 }  // namespace runmon::tpu
