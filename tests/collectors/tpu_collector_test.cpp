@@ -227,7 +227,10 @@ TEST(TpuCollector, FailingCallsAreAnErrorSaidOncePerKind) {
   auto slow_collector = slow_harness.Make();
   Collect(*slow_collector, &status);
   EXPECT_FALSE(status.ok());
+  Collect(*slow_collector, &status);
   EXPECT_EQ(slow->batches, 0);
+  ASSERT_EQ(slow_harness.warnings.size(), 1u);
+  EXPECT_NE(slow_harness.warnings[0].find("ListSupportedMetrics deadline exceeded"), std::string::npos);
 }
 
 TEST(TpuCollector, TheSdkComesFirstAndTheServiceFillsTheRest) {
@@ -301,7 +304,7 @@ TEST(TpuCollector, ReadsEveryProcessesService) {
   EXPECT_EQ(Collect(*collector).size(), 4u);
 }
 
-TEST(TpuCollector, ProbesTheChipsAndFindsTheOwners) {
+TEST(TpuCollector, PublishesTheChipsAndFindsTheOwners) {
   test::FixtureTree tree;
   tree.Write("proc/100/stat", test::PidStatLine(100, "python", 'S', 1, 0, 0, 1, 5000));
   tree.Write("proc/101/stat", test::PidStatLine(101, "worker", 'S', 100, 0, 0, 1, 5001));
@@ -315,17 +318,17 @@ TEST(TpuCollector, ProbesTheChipsAndFindsTheOwners) {
   harness.options.paths = tree.paths();
   harness.options.pid = 100;
   auto collector = harness.Make();
-  nlohmann::json metadata;
-  collector->Probe(metadata);
-  EXPECT_EQ(metadata["tpu"],
-            (nlohmann::json{{"name", "v5e"}, {"hbm_gib", 16}, {"devices_per_chip", 1}, {"count", 4}}));
   Collect(*collector);
-  ASSERT_EQ(harness.published.size(), 1u);
-  EXPECT_EQ(harness.published[0]["tpu"]["owner_pids"], nlohmann::json::array({101}));
-  EXPECT_EQ(harness.published[0]["tpu"]["device_nodes"], nlohmann::json::array({"/dev/vfio/0"}));
-  EXPECT_EQ(harness.published[0]["tpu"]["name"], "v5e");
+  // The chips at the first tick, then the owners once found.
+  ASSERT_EQ(harness.published.size(), 2u);
+  EXPECT_EQ(
+      harness.published[0],
+      (nlohmann::json{{"tpu", {{"name", "v5e"}, {"hbm_gib", 16}, {"devices_per_chip", 1}, {"count", 4}}}}));
+  EXPECT_EQ(harness.published[1]["tpu"]["owner_pids"], nlohmann::json::array({101}));
+  EXPECT_EQ(harness.published[1]["tpu"]["device_nodes"], nlohmann::json::array({"/dev/vfio/0"}));
+  EXPECT_EQ(harness.published[1]["tpu"]["name"], "v5e");
   Collect(*collector);
-  EXPECT_EQ(harness.published.size(), 1u);  // once
+  EXPECT_EQ(harness.published.size(), 2u);  // once
 }
 
 TEST(TpuCollector, DeviceNodesAreAccelAndVfio) {

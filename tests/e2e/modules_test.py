@@ -1,6 +1,6 @@
 """End-to-end tests of what runmon loads: `runmon run` and `runmon sample` map none of the libraries that only
 the HTTP servers (cpp-httplib, OpenSSL), the OpenMetrics scraper (libcurl), the terminal UI (ncursesw) and
-the neuron-monitor parser (simdjson) need; each of those is loaded when it is used; and a binary whose modules are missing says so and exits 1
+the neuron-monitor parser (simdjson) and the TPU runtime-metrics client (gRPC) need; each of those is loaded when it is used; and a binary whose modules are missing says so and exits 1
 instead of failing later."""
 import http.server
 import json
@@ -16,7 +16,9 @@ import unittest
 from http_e2e import wait_for
 from runmon_e2e import RUNMON, run
 
-HEAVY = ("libcurl", "libssl.", "libcrypto.", "libcpp-httplib", "libncursesw", "libtinfo", "libsimdjson")
+HEAVY = ("libcurl", "libssl.", "libcrypto.", "libcpp-httplib", "libncursesw", "libtinfo", "libsimdjson", "libgrpc",
+         "libgpr", "libabsl")
+HOST_FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "hosts", "debian12-vm")
 FAKE_NEURON_MONITOR_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fakes", "neuron_monitor")
 
 
@@ -116,6 +118,24 @@ class ModulesTest(unittest.TestCase):
         # The first sample is taken before neuron-monitor's first document; a later one has its keys.
         samples = [json.loads(wait_for(proc.stdout.readline)) for _ in range(3)]
         self.assertIn("trn.system.memory_used_bytes", samples[-1])
+
+    def test_a_tpu_host_loads_the_grpc_module_and_nothing_else(self):
+        # A host with a v5e chip on its PCI bus (a fixture tree) and a runtime-metrics service address where
+        # nothing listens: the collector's first tick loads the module.
+        tree = os.path.join(self.tmp.name, "tree")
+        shutil.copytree(HOST_FIXTURE, tree, symlinks=True, ignore=shutil.ignore_patterns("t1"))
+        function = os.path.join(tree, "sys", "bus", "pci", "devices", "0000:00:04.0")
+        os.makedirs(function)
+        for name, value in (("vendor", "0x1ae0"), ("device", "0x0063"), ("subsystem_device", "0x0000")):
+            with open(os.path.join(function, name), "w") as f:
+                f.write(value + "\n")
+        proc = self.start("sample", "--root", tree, "--interval", "0.1", "--json",
+                          RUNMON_TPU_RUNTIME_ADDRESS="127.0.0.1:9")
+        files = self.steady_maps(proc)
+        self.assertTrue(any(f.endswith("/runmon-modules/tpu-runtime-metrics.so") for f in files), sorted(files))
+        self.assertTrue(any(os.path.basename(f).startswith("libgrpc") for f in files), sorted(files))
+        self.assertFalse(any(os.path.basename(f).startswith(("libcurl", "libcpp-httplib", "libncursesw", "libssl."))
+                             for f in files), sorted(files))
 
     def test_a_binary_without_its_modules_says_so(self):
         lonely = os.path.join(self.tmp.name, "bin", "runmon")

@@ -268,7 +268,7 @@ class TpuTest(unittest.TestCase):
         with open(os.path.join(run_dir, "files", "wandb-metadata.json")) as f:
             metadata = json.load(f)
         self.assertEqual({k: metadata["tpu"][k] for k in EXPECTED_METADATA}, EXPECTED_METADATA)
-        self.assertNotIn("tpu", result.stderr)
+        self.assertNotIn("tpu:", result.stderr)
 
     def test_leet_the_dashboard_and_the_exporter_chart_them(self):
         port = free_port()
@@ -327,9 +327,9 @@ class TpuTest(unittest.TestCase):
         port = free_port()  # nothing listens there
         run_dir, result, _ = self.record({"RUNMON_TPU_RUNTIME_ADDRESS": f"127.0.0.1:{port}"})
         samples = self.stats(run_dir)
-        self.assertTrue(samples and all("cpu" in s for s in samples))
-        self.assertTrue(all(not self.tpu(s) for s in samples))
-        self.assertNotIn("tpu", result.stderr)
+        self.assertGreaterEqual(len(samples), 3)
+        self.assertTrue(all(len(s) > 10 and not self.tpu(s) for s in samples))
+        self.assertNotIn("tpu:", result.stderr)
 
     def test_a_stalled_service_delays_nothing_else(self):
         self.add_chips(4)
@@ -342,9 +342,11 @@ class TpuTest(unittest.TestCase):
         baseline = self.stats(baseline_dir)
         self.assertTrue(all(not self.tpu(s) for s in samples))
         # The host collectors' samples come as often as without the TPU lane's trouble.
-        with_cpu = [s for s in samples if "cpu" in s]
-        self.assertGreaterEqual(len(with_cpu), len([s for s in baseline if "cpu" in s]) - 2)
+        self.assertGreaterEqual(len(samples), len(baseline) - 2)
         self.assertLess(wall, baseline_wall + 3, result.stderr)
+        # Said once by the collector (the sampler adds its own lines on the lane's failures and lateness).
+        said = [line for line in result.stderr.splitlines() if line.startswith("runmon: tpu: the runtime-metrics")]
+        self.assertEqual(len(said), 1, result.stderr)
 
     def test_a_host_without_a_tpu_never_connects(self):
         listener = CountingListener()
@@ -383,7 +385,7 @@ class TpuTest(unittest.TestCase):
         self.assertEqual([last[f"tpu.{d}.dutyCycle"] for d in range(4)], [1, 2, 3, 4])  # the SDK's, not the service's
         self.assertEqual(last["tpu.2.throttleScore"], 0.5)
         self.assertIn("tpu.0.hbmCapacityTotal", last)  # the service fills in
-        self.assertNotIn("tpu", result.stderr)
+        self.assertNotIn("tpu:", result.stderr)
 
     def test_an_sdk_that_fails_its_checks_leaves_the_service(self):
         scenario = os.path.join(self.tmp.name, "scenario.json")

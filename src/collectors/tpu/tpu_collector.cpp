@@ -64,8 +64,6 @@ class TpuCollector : public Collector {
 
   std::string_view Name() const override { return "tpu"; }
 
-  void Probe(nlohmann::json& metadata) override { metadata["tpu"] = DescribeTpuChips(options_.chips); }
-
   Status Collect(const Tick& /*tick*/, MetricBatch& out) override {
     if (!started_) Begin();
     tpu::TpuSample sample;
@@ -97,6 +95,8 @@ class TpuCollector : public Collector {
  private:
   void Begin() {
     started_ = true;
+    if (options_.publish_metadata)
+      options_.publish_metadata(nlohmann::json{{"tpu", DescribeTpuChips(options_.chips)}});
     if (options_.open_sdk) {
       auto sdk = options_.open_sdk();
       if (sdk) {
@@ -206,8 +206,11 @@ class TpuCollector : public Collector {
       return true;
     }
     if (error.code == RuntimeCallCode::kUnavailable) endpoint.listening = false;
-    AddTrouble(trouble, fmt::format("tpu: the runtime-metrics service at {}: ListSupportedMetrics {} ({})",
-                                    endpoint.address, CodeName(error.code), error.message));
+    const std::string message =
+        fmt::format("tpu: the runtime-metrics service at {}: ListSupportedMetrics {} ({})", endpoint.address,
+                    CodeName(error.code), error.message);
+    AddTrouble(trouble, message);
+    if (warned_codes_.insert(error.code).second) Warn(message);
     return false;
   }
 

@@ -6,7 +6,8 @@
 // timeout. The service lives inside the workload: an address where nothing listens (the workload has not
 // started, or has ended) is passed over quietly, within the probe timeout, and a slow one costs its lane
 // one request timeout a tick and delays no other lane. The SDK and the gRPC client are both opened on the
-// lane's thread at the first tick (libtpu's library and client, the module with gRPC), never at start-up.
+// lane's thread at the first tick (libtpu's library and client, the module with gRPC), never at start-up;
+// the chips' metadata (tpu = {name, hbm_gib, devices_per_chip, count}) is published then too.
 // Owner PIDs: the monitored tree's processes holding a TPU device node open (/dev/accel<N> on v2-v4,
 // /dev/vfio/<N> from v5e), looked for while the service answers until found, at most once a minute, and
 // published into the metadata (tpu.owner_pids).
