@@ -92,10 +92,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                             .device_count = input.ConsumeIntegralInRange<unsigned>(0, 16)};
   std::vector<RuntimeMetricReading> ports(input.ConsumeIntegralInRange<size_t>(1, 3));
   for (RuntimeMetricReading& port : ports) port = MakeReading(input);
-  std::vector<const RuntimeMetricReading*> readings;
-  for (const RuntimeMetricReading& port : ports) readings.push_back(&port);
+  // Each port's offset from the devices its gauges report, as the collector numbers them.
+  std::vector<std::set<uint64_t>> devices(ports.size());
+  for (size_t i = 0; i < ports.size(); ++i) {
+    for (const MetricSpec& spec : MetricSpecs()) devices[i].merge(ReportedDevices(spec, ports[i], layout));
+  }
+  const std::vector<uint64_t> offsets = DeviceOffsets(devices);
+  FUZZ_CHECK(offsets.size() == ports.size());
+  std::vector<PortReading> readings;
+  for (size_t i = 0; i < ports.size(); ++i)
+    readings.push_back({.reading = &ports[i], .device_offset = offsets[i]});
   TpuSample sample;
   for (const MetricSpec& spec : MetricSpecs()) EmitServiceReadings(spec, readings, layout, sample);
+  FUZZ_CHECK(sample.size() <= MetricSpecs().size() * kMaxLabelsPerMetric * 6 + 16 * 9);
   sample.AddHbmMemoryUsage();
   runmon::MetricBatch batch;
   sample.AppendTo(batch);

@@ -304,6 +304,29 @@ TEST(TpuCollector, ReadsEveryProcessesService) {
   EXPECT_EQ(Collect(*collector).size(), 4u);
 }
 
+TEST(TpuCollector, AProcessMissingAMetricKeepsItsDevicesNumbers) {
+  // Two processes, each calling its chip device 0; the first serves no HBM usage. Its total stays on tpu.0
+  // and the second's usage on tpu.1, beside the second's total: a device's values come from one process.
+  auto first = ServiceFromMocks("v4_single_device");
+  first->supported = {"tpu.runtime.hbm.memory.total.bytes"};
+  auto& total = std::get<RuntimeMetricReading>(first->answers.at("tpu.runtime.hbm.memory.total.bytes"));
+  std::get<double>(total.metrics[0].measure) = 32e9;
+  auto second = ServiceFromMocks("v4_single_device");
+  Harness harness({first, second}, Chips("v4", 2));
+  auto collector = harness.Make();
+  const auto out = Collect(*collector);
+  EXPECT_EQ(out.at("tpu.0.hbmCapacityTotal"), 32e9);
+  EXPECT_FALSE(out.count("tpu.0.hbmCapacityUsage"));
+  EXPECT_FALSE(out.count("tpu.0.hbmMemoryUsage"));
+  EXPECT_EQ(out.at("tpu.1.hbmCapacityTotal"), 16e9);
+  EXPECT_EQ(out.at("tpu.1.hbmMemoryUsage"), 50);
+  // The first process stops serving: the second keeps its number.
+  first->listening = false;
+  const auto later = Collect(*collector);
+  EXPECT_EQ(later.at("tpu.1.hbmCapacityUsage"), 8e9);
+  EXPECT_FALSE(later.count("tpu.0.hbmCapacityTotal"));
+}
+
 TEST(TpuCollector, PublishesTheChipsAndFindsTheOwners) {
   test::FixtureTree tree;
   tree.Write("proc/100/stat", test::PidStatLine(100, "python", 'S', 1, 0, 0, 1, 5000));

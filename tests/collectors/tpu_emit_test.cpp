@@ -187,6 +187,18 @@ TEST(TpuDistributions, PercentilesInterpolateInsideTheBuckets) {
     ASSERT_TRUE(p50.has_value());
     EXPECT_DOUBLE_EQ(*p50, examples.at(name).at("expected_p50").get<double>());
   }
+  // Every percentile of W&B's two examples, worked out by hand with its rule (bucket i spans bound i-1 to
+  // bound i; the buckets past the last bound are the last bound).
+  const DistributionReading exponential = test::DistributionFromJson(examples.at("distribution_exponential"));
+  for (const auto& [quantile, expected] : std::vector<std::pair<double, double>>{
+           {0.9, 160}, {0.95, 160}, {0.99, 160}, {0.999, 160}, {0.05, 30}}) {
+    EXPECT_DOUBLE_EQ(*DistributionPercentile(exponential, quantile), expected) << quantile;
+  }
+  const DistributionReading linear = test::DistributionFromJson(examples.at("distribution_linear"));
+  for (const auto& [quantile, expected] :
+       std::vector<std::pair<double, double>>{{0.05, 5}, {0.3, 14}, {0.9, 30}, {0.95, 30}, {0.999, 30}}) {
+    EXPECT_DOUBLE_EQ(*DistributionPercentile(linear, quantile), expected) << quantile;
+  }
   DistributionReading explicit_bounds{.count = 4,
                                       .buckets = {.kind = BucketKind::kExplicit, .bounds = {1, 2, 4}},
                                       .bucket_counts = {0, 2, 2, 0}};
@@ -218,7 +230,7 @@ size_t EmitResponses(const nlohmann::json& responses, const DeviceLayout& layout
   for (const MetricSpec& spec : MetricSpecs()) {
     if (spec.service_name.empty() || !responses.contains(spec.service_name)) continue;
     const RuntimeMetricReading reading = test::ReadingFromJson(responses.at(std::string(spec.service_name)));
-    const RuntimeMetricReading* readings[] = {&reading};
+    const PortReading readings[] = {{.reading = &reading}};
     added += EmitServiceReadings(spec, readings, layout, sample);
   }
   sample.AddHbmMemoryUsage();
@@ -276,11 +288,23 @@ TEST(TpuServiceReadings, AGaugeWithoutADeviceIsLeftOutNotDeviceZero) {
   kvlist.attribute.entries = {{.key = "device_ordinal", .string_value = "3"}};
   kvlist.measure = 70.0;
   reading.metrics.push_back(kvlist);
-  const RuntimeMetricReading* readings[] = {&reading};
+  const PortReading readings[] = {{.reading = &reading}};
   TpuSample sample;
   EmitServiceReadings(SpecFor(keys::kRuntimeHbmUtilization), readings, {}, sample);
   EXPECT_EQ(Keys(sample), (std::map<std::string, double>{{"tpu.2.runtimeHbmUtilization", 60},
                                                          {"tpu.3.runtimeHbmUtilization", 70}}));
+}
+
+// Each port's readings of one gauge, with the offsets DeviceOffsets gives from what each reported.
+std::vector<PortReading> WithOffsets(const MetricSpec& spec, const std::vector<RuntimeMetricReading>& ports,
+                                     const DeviceLayout& layout) {
+  std::vector<std::set<uint64_t>> devices;
+  for (const auto& port : ports) devices.push_back(ReportedDevices(spec, port, layout));
+  const std::vector<uint64_t> offsets = DeviceOffsets(devices);
+  std::vector<PortReading> readings;
+  for (size_t i = 0; i < ports.size(); ++i)
+    readings.push_back({.reading = &ports[i], .device_offset = offsets[i]});
+  return readings;
 }
 
 TEST(TpuServiceReadings, ProcessesReportingTheSameDeviceIdsAreNumberedAfterOneAnother) {
@@ -288,22 +312,46 @@ TEST(TpuServiceReadings, ProcessesReportingTheSameDeviceIdsAreNumberedAfterOneAn
   std::vector<RuntimeMetricReading> ports(4, RuntimeMetricReading{.metrics = {Gauge(0, 10)}});
   for (size_t i = 0; i < ports.size(); ++i)
     std::get<double>(ports[i].metrics[0].measure) = 10.0 * static_cast<double>(i + 1);
-  std::vector<const RuntimeMetricReading*> readings;
-  for (const auto& port : ports) readings.push_back(&port);
+  const DeviceLayout layout{.device_count = 4};
   TpuSample sample;
-  EmitServiceReadings(SpecFor(keys::kDutyCycle), readings, DeviceLayout{.device_count = 4}, sample);
+  EmitServiceReadings(SpecFor(keys::kDutyCycle), WithOffsets(SpecFor(keys::kDutyCycle), ports, layout),
+                      layout, sample);
   EXPECT_EQ(Keys(sample), (std::map<std::string, double>{{"tpu.0.dutyCycle", 10},
                                                          {"tpu.1.dutyCycle", 20},
                                                          {"tpu.2.dutyCycle", 30},
                                                          {"tpu.3.dutyCycle", 40}}));
   // Processes that report host-wide ids keep them.
-  RuntimeMetricReading first{.metrics = {Gauge(0, 1), Gauge(1, 2)}},
-      second{.metrics = {Gauge(2, 3), Gauge(3, 4)}};
-  const RuntimeMetricReading* global[] = {&first, &second};
+  const std::vector<RuntimeMetricReading> global = {
+      RuntimeMetricReading{.metrics = {Gauge(0, 1), Gauge(1, 2)}},
+      RuntimeMetricReading{.metrics = {Gauge(2, 3), Gauge(3, 4)}}};
   TpuSample host_wide;
-  EmitServiceReadings(SpecFor(keys::kDutyCycle), global, DeviceLayout{.device_count = 4}, host_wide);
+  EmitServiceReadings(SpecFor(keys::kDutyCycle), WithOffsets(SpecFor(keys::kDutyCycle), global, layout),
+                      layout, host_wide);
   EXPECT_EQ(Keys(host_wide).at("tpu.3.dutyCycle"), 4);
   EXPECT_EQ(Keys(host_wide).size(), 4u);
+}
+
+TEST(TpuServiceReadings, DeviceOffsetsFollowWhatEachPortReported) {
+  using Devices = std::vector<std::set<uint64_t>>;
+  EXPECT_EQ(DeviceOffsets(Devices{{0}, {0}, {0}}), (std::vector<uint64_t>{0, 1, 2}));
+  EXPECT_EQ(DeviceOffsets(Devices{{0, 1}, {2, 3}}), (std::vector<uint64_t>{0, 0}));
+  EXPECT_EQ(DeviceOffsets(Devices{{0, 1}, {0, 1}}), (std::vector<uint64_t>{0, 2}));
+  EXPECT_EQ(DeviceOffsets(Devices{{}, {0}}), (std::vector<uint64_t>{0, 0}));
+  EXPECT_TRUE(DeviceOffsets({}).empty());
+  // A chip's duty cycle stands for its devices (v2/v3: two).
+  const RuntimeMetricReading chip{.metrics = {Gauge(1, 50)}};
+  EXPECT_EQ(ReportedDevices(SpecFor(keys::kDutyCycle), chip, DeviceLayout{.duty_cycle_fanout = 2}),
+            (std::set<uint64_t>{2, 3}));
+  EXPECT_TRUE(ReportedDevices(SpecFor(keys::kHloQueueSize), chip, {}).empty());
+}
+
+TEST(TpuServiceReadings, AnHbmTotalNoDeviceCanHaveIsLeftOut) {
+  const RuntimeMetricReading reading{.metrics = {Gauge(0, 16e9), Gauge(1, 1e15)}};
+  const PortReading readings[] = {{.reading = &reading}};
+  TpuSample sample;
+  EmitServiceReadings(SpecFor(keys::kHbmCapacityTotal), readings,
+                      DeviceLayout{.max_device_hbm_bytes = 32.0 * (1 << 30)}, sample);
+  EXPECT_EQ(Keys(sample), (std::map<std::string, double>{{"tpu.0.hbmCapacityTotal", 16e9}}));
 }
 
 MetricReading LabelledDistribution(std::vector<AttributeEntry> entries, DistributionReading distribution) {
@@ -324,7 +372,7 @@ TEST(TpuServiceReadings, DistributionsAreLabelledFromTheirKvlist) {
       .metrics = {LabelledDistribution({{.key = "buffer-size", .string_value = "8MB+"}}, kLinear),
                   LabelledDistribution({{.key = "other", .string_value = "1MB+"}}, kLinear),
                   LabelledDistribution({}, kLinear)}};
-  const RuntimeMetricReading* readings[] = {&reading};
+  const PortReading readings[] = {{.reading = &reading}};
   TpuSample sample;
   EmitServiceReadings(SpecFor(keys::kBufferTransferLatency), readings, {}, sample);
   const auto out = Keys(sample);
@@ -345,7 +393,7 @@ TEST(TpuServiceReadings, HloMetricsAreLabelledByTheirCore) {
   as_int.attribute.entries = {{.key = "device_ordinal", .int_value = 1}};
   as_int.measure = 7.0;
   RuntimeMetricReading reading{.metrics = {as_string, as_int}};
-  const RuntimeMetricReading* readings[] = {&reading};
+  const PortReading readings[] = {{.reading = &reading}};
   TpuSample sample;
   EmitServiceReadings(SpecFor(keys::kHloQueueSize), readings, {}, sample);
   EXPECT_EQ(Keys(sample), (std::map<std::string, double>{{"tpu.hloQueueSize.device_1", 7},
@@ -359,7 +407,7 @@ TEST(TpuServiceReadings, SeriesOfOneLabelAreMergedWhenTheirBucketsAgree) {
       .metrics = {LabelledDistribution({{.key = "buffer-size", .string_value = "8MB+"}}, kLinear)}};
   RuntimeMetricReading second{
       .metrics = {LabelledDistribution({{.key = "buffer-size", .string_value = "8MB+"}}, other)}};
-  const RuntimeMetricReading* readings[] = {&first, &second};
+  const PortReading readings[] = {{.reading = &first}, {.reading = &second}};
   TpuSample sample;
   EmitServiceReadings(SpecFor(keys::kBufferTransferLatency), readings, {}, sample);
   EXPECT_DOUBLE_EQ(Keys(sample).at("tpu.bufferTransferLatency.8mb_plus.meanUs"), 20);
@@ -373,7 +421,7 @@ TEST(TpuServiceReadings, SummariesGiveTheirMeanAndQuantiles) {
                      .sample_sum = 40,
                      .quantiles = {{0.5, 9}, {0.9, 12}, {0.95, 13}, {0.99, 15}, {0.999, 16}, {0.25, 1}}};
   RuntimeMetricReading reading{.metrics = {summary}};
-  const RuntimeMetricReading* readings[] = {&reading};
+  const PortReading readings[] = {{.reading = &reading}};
   TpuSample sample;
   EmitServiceReadings(SpecFor(keys::kGrpcTcpMinRtt), readings, {}, sample);
   EXPECT_EQ(Keys(sample), (std::map<std::string, double>{{"tpu.grpcTcpMinRtt.meanUs", 10},
@@ -384,14 +432,59 @@ TEST(TpuServiceReadings, SummariesGiveTheirMeanAndQuantiles) {
                                                          {"tpu.grpcTcpMinRtt.p999Us", 16}}));
 }
 
+TEST(TpuServiceReadings, ASummaryOfNoSamplesGivesNothing) {
+  MetricReading summary;
+  summary.measure = SummaryReading{.sample_count = 0, .sample_sum = 0, .quantiles = {{0.5, 0}, {0.9, 0}}};
+  RuntimeMetricReading reading{.metrics = {summary}};
+  const PortReading readings[] = {{.reading = &reading}};
+  TpuSample sample;
+  EXPECT_EQ(EmitServiceReadings(SpecFor(keys::kGrpcTcpMinRtt), readings, {}, sample), 0u);
+}
+
+TEST(TpuServiceReadings, LabelsAreBoundedInNumberAndLength) {
+  // A hostile service (any local process can listen on 8431 while no workload does): 10,000 labels.
+  RuntimeMetricReading reading;
+  for (int i = 0; i < 10000; ++i) {
+    MetricReading metric;
+    metric.attribute.string_value = "label" + std::to_string(i);
+    metric.measure = 1.0;
+    reading.metrics.push_back(metric);
+  }
+  MetricReading long_label;
+  long_label.attribute.string_value = std::string(kMaxLabelBytes + 1, 'x');
+  long_label.measure = 1.0;
+  reading.metrics.insert(reading.metrics.begin(), long_label);
+  const PortReading readings[] = {{.reading = &reading}};
+  TpuSample sample;
+  EXPECT_EQ(EmitServiceReadings(SpecFor(keys::kHloQueueSize), readings, {}, sample), kMaxLabelsPerMetric);
+  EXPECT_EQ(sample.dropped_labels(), 10001 - kMaxLabelsPerMetric);
+  EXPECT_FALSE(Keys(sample).count("tpu.hloQueueSize." + std::string(kMaxLabelBytes + 1, 'x')));
+  // The same bound for distributions and the SDK's lines.
+  RuntimeMetricReading distributions;
+  for (int i = 0; i < 1000; ++i) {
+    distributions.metrics.push_back(
+        LabelledDistribution({{.key = "buffer-size", .string_value = std::to_string(i) + "MB+"}}, kLinear));
+  }
+  const PortReading many[] = {{.reading = &distributions}};
+  TpuSample distribution_sample;
+  EmitServiceReadings(SpecFor(keys::kBufferTransferLatency), many, {}, distribution_sample);
+  EXPECT_EQ(distribution_sample.size(), kMaxLabelsPerMetric * 6);
+  SdkMetricValues lines;
+  for (int i = 0; i < 1000; ++i) lines.values.push_back(fmt::format("l{}, 1, 2, 3, 4, 5", i));
+  TpuSample sdk_sample;
+  EmitSdkValues(SpecFor(keys::kHloExecTiming), lines, {}, sdk_sample);
+  EXPECT_EQ(sdk_sample.size(), kMaxLabelsPerMetric * 5);
+  EXPECT_GT(sdk_sample.dropped_labels(), 0u);
+}
+
 TEST(TpuServiceReadings, EmptyOrOtherMeasuresGiveNothing) {
   MetricReading counter;  // a counter, a string gauge: std::monostate
   RuntimeMetricReading reading{.metrics = {counter}};
-  const RuntimeMetricReading* readings[] = {&reading};
+  const PortReading readings[] = {{.reading = &reading}};
   for (const MetricSpec& spec : MetricSpecs()) {
     TpuSample sample;
     EXPECT_EQ(EmitServiceReadings(spec, readings, {}, sample), 0u);
-    EXPECT_EQ(EmitServiceReadings(spec, {}, {}, sample), 0u);
+    EXPECT_EQ(EmitServiceReadings(spec, std::span<const PortReading>(), {}, sample), 0u);
   }
 }
 

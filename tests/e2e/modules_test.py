@@ -18,6 +18,7 @@ from runmon_e2e import RUNMON, run
 
 HEAVY = ("libcurl", "libssl.", "libcrypto.", "libcpp-httplib", "libncursesw", "libtinfo", "libsimdjson", "libgrpc",
          "libgpr", "libabsl")
+FAKE_LIBTPU = os.environ.get("RUNMON_FAKE_LIBTPU", "")
 HOST_FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "hosts", "debian12-vm")
 FAKE_NEURON_MONITOR_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fakes", "neuron_monitor")
 
@@ -119,23 +120,41 @@ class ModulesTest(unittest.TestCase):
         samples = [json.loads(wait_for(proc.stdout.readline)) for _ in range(3)]
         self.assertIn("trn.system.memory_used_bytes", samples[-1])
 
-    def test_a_tpu_host_loads_the_grpc_module_and_nothing_else(self):
-        # A host with a v5e chip on its PCI bus (a fixture tree) and a runtime-metrics service address where
-        # nothing listens: the collector's first tick loads the module.
+    def tpu_tree(self, with_chip):
         tree = os.path.join(self.tmp.name, "tree")
         shutil.copytree(HOST_FIXTURE, tree, symlinks=True, ignore=shutil.ignore_patterns("t1"))
         function = os.path.join(tree, "sys", "bus", "pci", "devices", "0000:00:04.0")
         os.makedirs(function)
-        for name, value in (("vendor", "0x1ae0"), ("device", "0x0063"), ("subsystem_device", "0x0000")):
+        # A v5e chip, or only Google's network card (not a TPU).
+        for name, value in (("vendor", "0x1ae0"), ("device", "0x0063" if with_chip else "0x0042"),
+                            ("subsystem_device", "0x0000")):
             with open(os.path.join(function, name), "w") as f:
                 f.write(value + "\n")
-        proc = self.start("sample", "--root", tree, "--interval", "0.1", "--json",
-                          RUNMON_TPU_RUNTIME_ADDRESS="127.0.0.1:9")
+        return tree
+
+    def test_a_tpu_host_loads_the_grpc_module_and_libtpu_and_nothing_else(self):
+        # A runtime-metrics service address where nothing listens: the collector's first tick loads the module
+        # and opens libtpu (the fake, named by LIBTPU_PATH).
+        self.assertTrue(FAKE_LIBTPU, "RUNMON_FAKE_LIBTPU (ctest sets it)")
+        proc = self.start("sample", "--root", self.tpu_tree(with_chip=True), "--interval", "0.1", "--json",
+                          RUNMON_TPU_RUNTIME_ADDRESS="127.0.0.1:9", LIBTPU_PATH=FAKE_LIBTPU)
         files = self.steady_maps(proc)
         self.assertTrue(any(f.endswith("/runmon-modules/tpu-runtime-metrics.so") for f in files), sorted(files))
         self.assertTrue(any(os.path.basename(f).startswith("libgrpc") for f in files), sorted(files))
+        self.assertIn(os.path.realpath(FAKE_LIBTPU), {os.path.realpath(f) for f in files})
         self.assertFalse(any(os.path.basename(f).startswith(("libcurl", "libcpp-httplib", "libncursesw", "libssl."))
                              for f in files), sorted(files))
+
+    def test_a_host_without_a_tpu_never_loads_libtpu(self):
+        # libtpu's constructors crash on hosts without a TPU: with LIBTPU_PATH set and only Google's network
+        # card on the bus, neither libtpu nor the gRPC module is mapped.
+        self.assertTrue(FAKE_LIBTPU, "RUNMON_FAKE_LIBTPU (ctest sets it)")
+        proc = self.start("sample", "--root", self.tpu_tree(with_chip=False), "--interval", "0.1", "--json",
+                          RUNMON_TPU_RUNTIME_ADDRESS="127.0.0.1:9", LIBTPU_PATH=FAKE_LIBTPU)
+        files = self.steady_maps(proc)
+        self.assertFalse(any(os.path.basename(f) == "libtpu.so" or f.endswith("/tpu-runtime-metrics.so")
+                             for f in files), sorted(files))
+        self.assertEqual(heavy_files(files), [])
 
     def test_a_binary_without_its_modules_says_so(self):
         lonely = os.path.join(self.tmp.name, "bin", "runmon")

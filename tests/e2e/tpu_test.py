@@ -312,6 +312,22 @@ class TpuTest(unittest.TestCase):
         self.assertIn("tpu.grpcTcpMinRtt", charts)
         self.assertIn("tpu.hloQueueSize.{label}", charts)
 
+    def test_addresses_runmon_cannot_read_are_said(self):
+        self.add_chips(4)
+        service = self.service("--responses", os.path.join(FIXTURES, "runtime_v5e_4chip.json"))
+        port = service.address.rsplit(":", 1)[1]
+        # localhost is 127.0.0.1; a name or an IPv6 address makes the family absent, saying why.
+        info = json.loads(run("info", "--root", self.tree, env={"RUNMON_TPU_RUNTIME_ADDRESS": f"localhost:{port}"}).stdout)
+        self.assertEqual(info["runmon"]["tpu"]["services"], [{"address": service.address, "listening": True}])
+        for address in (f"tpuhost:{port}", f"[::1]:{port}", "127.0.0.1:99999"):
+            info = json.loads(run("info", "--root", self.tree, env={"RUNMON_TPU_RUNTIME_ADDRESS": address}).stdout)
+            self.assertFalse(info["collectors"]["tpu"]["available"], address)
+            self.assertIn("is not an IPv4 host:port", info["collectors"]["tpu"]["reason"])
+        # A TPU_RUNTIME_METRICS_PORTS entry that is not a port is left out and said; the others are read.
+        run_dir, result, _ = self.record({"TPU_RUNTIME_METRICS_PORTS": f"8431-8434,{port}"})
+        self.assertIn("TPU_RUNTIME_METRICS_PORTS: '8431-8434' is not a port", result.stderr)
+        self.assertIn("tpu.0.dutyCycle", self.stats(run_dir)[-1])
+
     def test_info_shows_the_chips_and_the_service(self):
         self.add_chips(4)
         service = self.service("--responses", os.path.join(FIXTURES, "runtime_v5e_4chip.json"))

@@ -20,8 +20,8 @@ namespace runmon::tpu {
 
 // GetMetric's description and values, as libtpu wrote them (bounded: 64 KiB a string, 4096 values).
 struct SdkMetricValues {
-  std::string description;
-  std::vector<std::string> values;
+  std::string description = {};
+  std::vector<std::string> values = {};
 };
 
 // Not thread-safe, by design: the collector's one lane makes every call.

@@ -17,25 +17,25 @@ namespace runmon::tpu {
 
 // One entry of a kvlist attribute: its key and its value, when it is a string or an integer.
 struct AttributeEntry {
-  std::string key;
-  std::optional<std::string> string_value;   // string_attr
-  std::optional<std::int64_t> int_value;     // int_attr
+  std::string key = {};
+  std::optional<std::string> string_value = {};  // string_attr
+  std::optional<std::int64_t> int_value = {};    // int_attr
 };
 
 // Metric.attribute. The device (or chip) of a per-device gauge is the top-level int_attr; the label of a
 // distribution is the top-level string_attr or, in newer libtpu, an entry of the kvlist (buffer-size,
 // device_ordinal as a string or an integer, core_type).
 struct ReadingAttribute {
-  std::string key;
-  std::optional<std::int64_t> int_value;     // value.int_attr
-  std::optional<std::string> string_value;   // value.string_attr
-  std::vector<AttributeEntry> entries;       // value.kvlist_attr.attributes
+  std::string key = {};
+  std::optional<std::int64_t> int_value = {};    // value.int_attr
+  std::optional<std::string> string_value = {};  // value.string_attr
+  std::vector<AttributeEntry> entries = {};      // value.kvlist_attr.attributes
 };
 
 struct SummaryReading {
   std::uint64_t sample_count = 0;
   double sample_sum = 0;
-  std::vector<std::pair<double, double>> quantiles;  // (quantile 0..1, value)
+  std::vector<std::pair<double, double>> quantiles = {};  // (quantile 0..1, value)
 };
 
 enum class BucketKind { kNone, kExponential, kLinear, kExplicit };
@@ -45,18 +45,18 @@ enum class BucketKind { kNone, kExponential, kLinear, kExplicit };
 struct BucketLayout {
   BucketKind kind = BucketKind::kNone;
   std::int32_t num_finite_buckets = 0;
-  double growth_factor = 0;  // exponential
-  double scale = 0;          // exponential
-  double width = 0;          // linear
-  double offset = 0;         // linear
-  std::vector<double> bounds;  // explicit
+  double growth_factor = 0;         // exponential
+  double scale = 0;                 // exponential
+  double width = 0;                 // linear
+  double offset = 0;                // linear
+  std::vector<double> bounds = {};  // explicit
 };
 
 struct DistributionReading {
   std::int64_t count = 0;
   double mean = 0;
-  BucketLayout buckets;
-  std::vector<std::int64_t> bucket_counts;
+  BucketLayout buckets = {};
+  std::vector<std::int64_t> bucket_counts = {};
 };
 
 // Metric.measure: a gauge's number (as_double, or as_int converted), a summary or a distribution; anything
@@ -64,14 +64,14 @@ struct DistributionReading {
 using Measure = std::variant<std::monostate, double, SummaryReading, DistributionReading>;
 
 struct MetricReading {
-  ReadingAttribute attribute;
-  Measure measure;
+  ReadingAttribute attribute = {};
+  Measure measure = {};
 };
 
 struct RuntimeMetricReading {
-  std::string name;
-  std::string description;
-  std::vector<MetricReading> metrics;
+  std::string name = {};
+  std::string description = {};
+  std::vector<MetricReading> metrics = {};
 };
 
 }  // namespace runmon::tpu

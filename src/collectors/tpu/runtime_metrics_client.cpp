@@ -167,12 +167,18 @@ struct PendingCall {
 
 GrpcRuntimeMetricsClient::GrpcRuntimeMetricsClient(std::string address,
                                                    const RuntimeServiceTimeouts& timeouts)
-    : address_(std::move(address)), endpoint_(Ipv4Endpoint(address_)), timeouts_(timeouts) {}
+    : address_(std::move(address)), endpoint_(Ipv4Endpoint(address_)), timeouts_(timeouts) {
+  RequestSignalsBlocked blocked;
+  grpc_init();
+}
 
+// The last client's end shuts gRPC down and waits for it: its threads are joined here, not left to end on
+// their own while the process exits (where they raced the leak checker's scan of the threads).
 GrpcRuntimeMetricsClient::~GrpcRuntimeMetricsClient() {
   RequestSignalsBlocked blocked;
   stub_.reset();
   channel_.reset();
+  grpc_shutdown_blocking();
 }
 
 bool GrpcRuntimeMetricsClient::Listening() {

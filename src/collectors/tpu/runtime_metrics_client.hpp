@@ -39,7 +39,7 @@ enum class RuntimeCallCode {
 
 struct RuntimeCallError {
   RuntimeCallCode code = RuntimeCallCode::kOther;
-  std::string message;  // gRPC's status message, or what did not decode
+  std::string message = {};  // gRPC's status message, or what did not decode
 };
 
 template <typename T>
@@ -63,7 +63,7 @@ struct TpuRuntimeModule {
   static constexpr std::string_view kModuleName = "tpu-runtime-metrics";
   static constexpr const char* kModuleEntry = "runmon_tpu_runtime_metrics_module";
   static constexpr std::uint32_t kModuleAbi = 1;
-  ModuleHeader header;
+  ModuleHeader header = {};
   // A client of `address` ("127.0.0.1:8431"), owned by the caller. Connects lazily: making one costs no
   // connection attempt.
   RuntimeMetricsClient* (*make_client)(const char* address, const RuntimeServiceTimeouts* timeouts);

@@ -21,10 +21,10 @@
 namespace runmon::tpu {
 
 struct TpuChipType {
-  std::string_view name;                             // "v5e"
-  std::uint32_t device_id = 0;                       // PCI device id
-  std::optional<std::uint32_t> subsystem_device_id;  // only where the device id is shared (v2, v3)
-  unsigned hbm_gib = 0;                              // per chip
+  std::string_view name = {};                             // "v5e"
+  std::uint32_t device_id = 0;                            // PCI device id
+  std::optional<std::uint32_t> subsystem_device_id = {};  // only where the device id is shared (v2, v3)
+  unsigned hbm_gib = 0;                                   // per chip
   unsigned devices_per_chip = 1;
   // How many devices one per-chip value (the duty cycle) stands for: 2 on v2/v3; 7x reports per device.
   unsigned duty_cycle_fanout = 1;
@@ -39,9 +39,9 @@ std::span<const TpuChipType> TpuChipTypes();
 const TpuChipType* FindChipType(std::uint32_t device_id, std::optional<std::uint32_t> subsystem_device_id);
 
 struct TpuChips {
-  const TpuChipType* type = nullptr;            // nullptr: no TPU
-  unsigned chip_count = 0;                      // chips of `type`
-  std::map<std::string, unsigned> other_types;  // other generations found: name -> chips (not used)
+  const TpuChipType* type = nullptr;                 // nullptr: no TPU
+  unsigned chip_count = 0;                           // chips of `type`
+  std::map<std::string, unsigned> other_types = {};  // other generations found: name -> chips (not used)
   unsigned device_count() const { return type == nullptr ? 0 : chip_count * type->devices_per_chip; }
 };
 

@@ -45,20 +45,25 @@ std::string_view CodeName(RuntimeCallCode code) {
 
 // One address of the service.
 struct Endpoint {
-  std::string address;
-  std::unique_ptr<tpu::RuntimeMetricsClient> client;
+  std::string address = {};
+  std::unique_ptr<tpu::RuntimeMetricsClient> client = {};
   bool listening = false;
   // The names ListSupportedMetrics gave (nullopt: not asked yet, or to be asked again); all names of the
   // registry when the service has no ListSupportedMetrics.
-  std::optional<std::set<std::string, std::less<>>> supported;
+  std::optional<std::set<std::string, std::less<>>> supported = {};
   double listed_at = 0;
+  std::set<uint64_t> devices = {};  // the devices its gauges reported last (DeviceOffsets)
 };
+
+// Readings of one metric, each with the endpoint it came from.
+using Readings = std::map<const MetricSpec*, std::vector<std::pair<size_t, RuntimeMetricReading>>>;
 
 class TpuCollector : public Collector {
  public:
   explicit TpuCollector(TpuOptions options) : options_(std::move(options)) {
     layout_.duty_cycle_fanout = options_.chips.type->duty_cycle_fanout;
     layout_.device_count = options_.chips.device_count();
+    layout_.max_device_hbm_bytes = 2.0 * options_.chips.type->hbm_gib * 1024.0 * 1024.0 * 1024.0;
     for (const std::string& address : options_.addresses) endpoints_.push_back({.address = address});
   }
 
@@ -72,22 +77,27 @@ class TpuCollector : public Collector {
       if (!ReadFromSdk(spec, sample) && !spec.service_name.empty()) wanted.push_back(&spec);
     }
     std::string trouble;
-    bool any_listening = false;
-    std::map<const MetricSpec*, std::vector<RuntimeMetricReading>> readings;
-    for (Endpoint& endpoint : endpoints_) {
-      ReadFromService(endpoint, wanted, readings, trouble);
-      any_listening = any_listening || endpoint.listening;
-    }
+    Readings readings;
+    for (size_t index = 0; index < endpoints_.size(); ++index)
+      ReadFromService(index, wanted, readings, trouble);
+    const std::vector<uint64_t> offsets = DeviceOffsetsOf(readings);
     for (const MetricSpec* spec : wanted) {
       auto found = readings.find(spec);
       if (found == readings.end()) continue;
-      std::vector<const RuntimeMetricReading*> pointers;
-      for (const RuntimeMetricReading& reading : found->second) pointers.push_back(&reading);
-      tpu::EmitServiceReadings(*spec, pointers, layout_, sample);
+      std::vector<tpu::PortReading> ports;
+      for (const auto& [endpoint, reading] : found->second) {
+        ports.push_back({.reading = &reading, .device_offset = offsets[endpoint]});
+      }
+      tpu::EmitServiceReadings(*spec, ports, layout_, sample);
     }
     sample.AddHbmMemoryUsage();
     sample.AppendTo(out);
-    if (any_listening) LookForOwners();
+    if (sample.dropped_labels() > 0 && !warned_labels_) {
+      warned_labels_ = true;
+      Warn(fmt::format("tpu: {} labels left out (at most {} a metric, each at most {} bytes)",
+                       sample.dropped_labels(), tpu::kMaxLabelsPerMetric, tpu::kMaxLabelBytes));
+    }
+    LookForOwners();
     if (sample.size() == 0 && !trouble.empty()) return Error{trouble};
     return OkStatus();
   }
@@ -144,9 +154,24 @@ class TpuCollector : public Collector {
     return true;
   }
 
-  void ReadFromService(Endpoint& endpoint, const std::vector<const MetricSpec*>& wanted,
-                       std::map<const MetricSpec*, std::vector<RuntimeMetricReading>>& readings,
+  // Each endpoint's device offset this tick, from the devices its gauges reported now (or last).
+  std::vector<uint64_t> DeviceOffsetsOf(const Readings& readings) {
+    std::vector<std::set<uint64_t>> now(endpoints_.size());
+    for (const auto& [spec, answers] : readings) {
+      for (const auto& [endpoint, reading] : answers)
+        now[endpoint].merge(tpu::ReportedDevices(*spec, reading, layout_));
+    }
+    std::vector<std::set<uint64_t>> devices;
+    for (size_t index = 0; index < endpoints_.size(); ++index) {
+      if (!now[index].empty()) endpoints_[index].devices = std::move(now[index]);
+      devices.push_back(endpoints_[index].devices);
+    }
+    return tpu::DeviceOffsets(devices);
+  }
+
+  void ReadFromService(size_t index, const std::vector<const MetricSpec*>& wanted, Readings& readings,
                        std::string& trouble) {
+    Endpoint& endpoint = endpoints_[index];
     if (wanted.empty() || !EnsureClient(endpoint)) return;
     const bool was_listening = endpoint.listening;
     endpoint.listening = endpoint.client->Listening();
@@ -168,7 +193,7 @@ class TpuCollector : public Collector {
     std::string first_failure;
     for (size_t i = 0; i < asked.size() && i < answers.size(); ++i) {
       if (auto* reading = std::get_if<RuntimeMetricReading>(&answers[i])) {
-        readings[asked[i]].push_back(std::move(*reading));
+        readings[asked[i]].emplace_back(index, std::move(*reading));
         continue;
       }
       const auto& error = std::get<RuntimeCallError>(answers[i]);
@@ -228,8 +253,10 @@ class TpuCollector : public Collector {
     }
   }
 
+  // The monitored tree's processes holding a TPU device node open: looked for at the first tick and then
+  // once a minute, published when they change.
   void LookForOwners() {
-    if (owners_found_ || !options_.pid || *options_.pid <= 0) return;
+    if (!options_.pid || *options_.pid <= 0) return;
     if (owner_scan_at_ && Now() - *owner_scan_at_ < kOwnerScanSeconds) return;
     owner_scan_at_ = Now();
     RunTree tree(options_.paths, options_.pid, options_.whole_tree);
@@ -253,8 +280,8 @@ class TpuCollector : public Collector {
       }
     }
     tree.EndLookups();
-    if (pids.empty()) return;
-    owners_found_ = true;
+    if (pids.empty() || pids == owner_pids_) return;
+    owner_pids_ = pids;
     if (!options_.publish_metadata) return;
     nlohmann::json tpu_metadata = DescribeTpuChips(options_.chips);
     tpu_metadata["owner_pids"] = pids;
@@ -270,7 +297,8 @@ class TpuCollector : public Collector {
   std::map<const MetricSpec*, std::string_view> sdk_aliases_;
   bool client_failed_ = false;
   std::set<RuntimeCallCode> warned_codes_;
-  bool owners_found_ = false;
+  std::set<long> owner_pids_;
+  bool warned_labels_ = false;
   std::optional<double> owner_scan_at_;
 };
 

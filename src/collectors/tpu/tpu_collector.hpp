@@ -9,8 +9,9 @@
 // lane's thread at the first tick (libtpu's library and client, the module with gRPC), never at start-up;
 // the chips' metadata (tpu = {name, hbm_gib, devices_per_chip, count}) is published then too.
 // Owner PIDs: the monitored tree's processes holding a TPU device node open (/dev/accel<N> on v2-v4,
-// /dev/vfio/<N> from v5e), looked for while the service answers until found, at most once a minute, and
-// published into the metadata (tpu.owner_pids).
+// /dev/vfio/<N> from v5e), looked for at the first tick and once a minute after, and published into the
+// metadata (tpu.owner_pids) when they change. Addresses are read one after another: each that stalls costs
+// the lane its own timeouts.
 #pragma once
 
 #include <functional>

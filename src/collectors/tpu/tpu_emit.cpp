@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "collectors/linux/parse/text.hpp"
@@ -16,97 +17,14 @@ namespace {
 namespace keys = tpu_metrics;
 using keys::Stat;
 
-constexpr std::string_view kTensorcoreSdk[] = {"tensorcore_util", "tensorcore_utilization"};
-constexpr std::string_view kDutyCycleSdk[] = {"duty_cycle_pct"};
-constexpr std::string_view kHbmTotalSdk[] = {"hbm_capacity_total"};
-constexpr std::string_view kHbmUsageSdk[] = {"hbm_capacity_usage"};
-constexpr std::string_view kBufferTransferSdk[] = {"buffer_transfer_latency"};
-constexpr std::string_view kInboundTransferSdk[] = {"inbound_buffer_transfer_latency"};
-constexpr std::string_view kHostToDeviceSdk[] = {"host_to_device_transfer_latency"};
-constexpr std::string_view kDeviceToHostSdk[] = {"device_to_host_transfer_latency"};
-constexpr std::string_view kCollectiveSdk[] = {"collective_e2e_latency"};
-constexpr std::string_view kHostComputeSdk[] = {"host_compute_latency"};
-constexpr std::string_view kMinRttSdk[] = {"tcp_min_rtt", "grpc_tcp_min_rtt",
-                                           "grpc_tcp_min_round_trip_times"};
-constexpr std::string_view kDeliveryRateSdk[] = {"tcp_delivery_rate", "grpc_tcp_delivery_rate",
-                                                 "grpc_tcp_delivery_rates"};
-constexpr std::string_view kHloExecSdk[] = {"hlo_execution_timing", "hlo_exec_timing"};
-constexpr std::string_view kHloQueueSdk[] = {"hlo_queue_size"};
-constexpr std::string_view kIciLinkSdk[] = {"ici_link_health"};
-constexpr std::string_view kThrottleSdk[] = {"tpu_throttle_score"};
-
-constexpr MetricSpec kSpecs[] = {
-    {.sdk_names = kTensorcoreSdk, .shape = Shape::kGauge, .key = &keys::kTensorcoreUtilization},
-    {.service_name = "tpu.runtime.tensorcore.idle_duration.seconds",
-     .shape = Shape::kGauge,
-     .key = &keys::kTensorcoreIdleDuration},
-    {.sdk_names = kDutyCycleSdk,
-     .service_name = "tpu.runtime.tensorcore.dutycycle.percent",
-     .shape = Shape::kDutyCycle,
-     .key = &keys::kDutyCycle},
-    {.sdk_names = kHbmTotalSdk,
-     .service_name = "tpu.runtime.hbm.memory.total.bytes",
-     .shape = Shape::kGauge,
-     .key = &keys::kHbmCapacityTotal},
-    {.sdk_names = kHbmUsageSdk,
-     .service_name = "tpu.runtime.hbm.memory.usage.bytes",
-     .shape = Shape::kGauge,
-     .key = &keys::kHbmCapacityUsage},
-    {.service_name = "tpu.runtime.hbm.utilization.percent",
-     .shape = Shape::kGauge,
-     .key = &keys::kRuntimeHbmUtilization},
-    {.sdk_names = kBufferTransferSdk,
-     .service_name = "megascale.dcn_transfer_latencies.microsecond.cumulative.distribution",
-     .shape = Shape::kLabeledDistribution,
-     .stats = &keys::kBufferTransferLatency},
-    {.sdk_names = kInboundTransferSdk,
-     .service_name = "megascale.dcn_inbound_transfer_latencies.microsecond.cumulative.distribution",
-     .shape = Shape::kLabeledDistribution,
-     .stats = &keys::kInboundBufferTransferLatency},
-    {.sdk_names = kHostToDeviceSdk,
-     .service_name = "megascale.host_to_device_transfer_latencies.microsecond.cumulative.distribution",
-     .shape = Shape::kLabeledDistribution,
-     .stats = &keys::kHostToDeviceTransferLatency},
-    {.sdk_names = kDeviceToHostSdk,
-     .service_name = "megascale.device_to_host_transfer_latencies.microsecond.cumulative.distribution",
-     .shape = Shape::kLabeledDistribution,
-     .stats = &keys::kDeviceToHostTransferLatency},
-    {.sdk_names = kCollectiveSdk,
-     .service_name = "megascale.collective_end_to_end_latencies.microsecond.cumulative.distribution",
-     .shape = Shape::kLabeledDistribution,
-     .stats = &keys::kCollectiveE2ELatency},
-    {.sdk_names = kHostComputeSdk,
-     .service_name = "megascale.mxla_compute_latencies.microsecond.cumulative.distribution",
-     .shape = Shape::kLabeledDistribution,
-     .stats = &keys::kHostComputeLatency},
-    {.sdk_names = kMinRttSdk,
-     .service_name = "megascale.grpc_tcp_min_rtt.microsecond.cumulative.distribution",
-     .shape = Shape::kFlatDistribution,
-     .stats = &keys::kGrpcTcpMinRtt},
-    {.sdk_names = kDeliveryRateSdk,
-     .service_name = "megascale.grpc_tcp_delivery_rate.Mbps.cumulative.distribution",
-     .shape = Shape::kFlatDistribution,
-     .stats = &keys::kGrpcTcpDeliveryRate},
-    {.sdk_names = kHloExecSdk,
-     .service_name = "hlo.execution.timing.distribution.microseconds",
-     .shape = Shape::kLabeledDistribution,
-     .stats = &keys::kHloExecTiming},
-    {.sdk_names = kHloQueueSdk,
-     .service_name = "hlo.queue.size.gauge",
-     .shape = Shape::kColonKeyed,
-     .key = &keys::kHloQueueSize},
-    {.sdk_names = kIciLinkSdk, .shape = Shape::kGauge, .key = &keys::kIciLinkHealth},
-    {.sdk_names = kThrottleSdk, .shape = Shape::kGauge, .key = &keys::kThrottleScore},
-};
-
 constexpr Stat kAllStats[] = {Stat::kMean, Stat::kP50, Stat::kP90, Stat::kP95, Stat::kP99, Stat::kP999};
 constexpr Stat kFiveWithP95[] = {Stat::kMean, Stat::kP50, Stat::kP90, Stat::kP95, Stat::kP999};
 constexpr Stat kFiveWithP99[] = {Stat::kMean, Stat::kP50, Stat::kP90, Stat::kP99, Stat::kP999};
 constexpr Stat kFourPercentiles[] = {Stat::kP50, Stat::kP90, Stat::kP95, Stat::kP999};
 
 struct QuantileStat {
-  double quantile;
-  Stat stat;
+  double quantile = {};
+  Stat stat = {};
 };
 constexpr QuantileStat kQuantiles[] = {
     {0.5, Stat::kP50}, {0.9, Stat::kP90}, {0.95, Stat::kP95}, {0.99, Stat::kP99}, {0.999, Stat::kP999}};
@@ -193,6 +111,10 @@ size_t SetDeviceValue(TpuSample& out, const MetricSpec& spec, const DeviceLayout
                       double value) {
   if (!Plausible(*spec.key, value)) return 0;
   if (layout.device_count > 0 && device >= layout.device_count) return 0;
+  if (spec.key == &keys::kHbmCapacityTotal && layout.max_device_hbm_bytes > 0 &&
+      value > layout.max_device_hbm_bytes) {
+    return 0;
+  }
   const size_t before = out.size();
   out.SetDevice(*spec.key, device, value);
   return out.size() - before;
@@ -264,9 +186,9 @@ bool SameLayout(const BucketLayout& a, const BucketLayout& b) {
 
 // One label's series, merged over the metrics (and processes) that carry it.
 struct LabelSeries {
-  std::string label;
-  std::optional<DistributionReading> distribution;
-  std::optional<SummaryReading> summary;
+  std::string label = {};
+  std::optional<DistributionReading> distribution = {};
+  std::optional<SummaryReading> summary = {};
 };
 
 // Adds `more` into `into` when their buckets agree (counts summed, the mean weighted by count); false
@@ -319,10 +241,10 @@ size_t EmitSeries(const MetricSpec& spec, const LabelSeries& series, TpuSample& 
   const size_t before = out.size();
   const std::string_view label = spec.shape == Shape::kFlatDistribution ? std::string_view() : series.label;
   if (series.summary) {
+    // A summary of no samples has no mean, and its quantiles (0, as a rule) are not values either.
     const SummaryReading& summary = *series.summary;
-    if (summary.sample_count > 0) {
-      SetStat(out, spec, Stat::kMean, label, summary.sample_sum / static_cast<double>(summary.sample_count));
-    }
+    if (summary.sample_count == 0) return 0;
+    SetStat(out, spec, Stat::kMean, label, summary.sample_sum / static_cast<double>(summary.sample_count));
     for (const auto& [quantile, value] : summary.quantiles) {
       for (const QuantileStat& known : kQuantiles) {
         if (std::fabs(quantile - known.quantile) < 1e-9) SetStat(out, spec, known.stat, label, value);
@@ -330,8 +252,9 @@ size_t EmitSeries(const MetricSpec& spec, const LabelSeries& series, TpuSample& 
     }
   } else if (series.distribution && series.distribution->count > 0) {
     SetStat(out, spec, Stat::kMean, label, series.distribution->mean);
+    const std::vector<double> bounds = UpperBounds(series.distribution->buckets);
     for (const QuantileStat& known : kQuantiles) {
-      if (auto value = DistributionPercentile(*series.distribution, known.quantile)) {
+      if (auto value = PercentileWithin(*series.distribution, bounds, known.quantile)) {
         SetStat(out, spec, known.stat, label, *value);
       }
     }
@@ -339,26 +262,29 @@ size_t EmitSeries(const MetricSpec& spec, const LabelSeries& series, TpuSample& 
   return out.size() - before;
 }
 
-size_t EmitServiceDistributions(const MetricSpec& spec, std::span<const RuntimeMetricReading* const> readings,
+size_t EmitServiceDistributions(const MetricSpec& spec, std::span<const PortReading> readings,
                                 TpuSample& out) {
   std::vector<LabelSeries> series;
-  for (const RuntimeMetricReading* reading : readings) {
-    for (size_t index = 0; index < reading->metrics.size(); ++index) {
-      const MetricReading& metric = reading->metrics[index];
+  std::unordered_map<std::string, size_t> by_label;
+  for (const PortReading& port : readings) {
+    const RuntimeMetricReading& reading = *port.reading;
+    for (size_t index = 0; index < reading.metrics.size(); ++index) {
+      const MetricReading& metric = reading.metrics[index];
       const auto* distribution = std::get_if<DistributionReading>(&metric.measure);
       const auto* summary = std::get_if<SummaryReading>(&metric.measure);
       if (distribution == nullptr && summary == nullptr) continue;
       std::string label = spec.shape == Shape::kFlatDistribution
                               ? std::string()
                               : ServiceLabel(metric.attribute).value_or("item_" + std::to_string(index));
-      auto same =
-          std::find_if(series.begin(), series.end(), [&](const LabelSeries& s) { return s.label == label; });
-      if (same == series.end()) {
+      const auto same = by_label.find(label);
+      if (same == by_label.end()) {
+        if (!out.AdmitLabel(spec, label)) continue;
+        by_label.emplace(label, series.size());
         series.push_back({.label = std::move(label)});
         if (distribution) series.back().distribution = *distribution;
         if (summary) series.back().summary = *summary;
-      } else if (distribution && same->distribution) {
-        MergeDistribution(*same->distribution, *distribution);
+      } else if (distribution && series[same->second].distribution) {
+        MergeDistribution(*series[same->second].distribution, *distribution);
       }
     }
   }
@@ -379,40 +305,52 @@ void RankIdsBeyondTheHost(std::vector<std::pair<int64_t, double>>& values, uint6
   for (auto& value : values) value.first = std::distance(ids.begin(), ids.find(value.first));
 }
 
-size_t EmitServiceGauges(const MetricSpec& spec, std::span<const RuntimeMetricReading* const> readings,
-                         const DeviceLayout& layout, TpuSample& out) {
+// One port's values of a per-device gauge by device (a chip's value on each of its devices), before the
+// port's offset.
+std::vector<std::pair<uint64_t, double>> ServiceDeviceValues(const MetricSpec& spec,
+                                                             const RuntimeMetricReading& reading,
+                                                             const DeviceLayout& layout) {
   constexpr int64_t kMaxId = 1 << 16;
   const unsigned fanout = spec.shape == Shape::kDutyCycle ? std::max(1u, layout.duty_cycle_fanout) : 1u;
+  std::vector<std::pair<int64_t, double>> values;
+  for (const MetricReading& metric : reading.metrics) {
+    const auto* gauge = std::get_if<double>(&metric.measure);
+    const auto index = ServiceIndex(metric.attribute);
+    if (gauge != nullptr && index && *index >= 0 && *index < kMaxId) values.emplace_back(*index, *gauge);
+  }
+  RankIdsBeyondTheHost(values, layout.device_count / fanout);
+  std::vector<std::pair<uint64_t, double>> devices;
+  for (const auto& [index, value] : values) {
+    for (unsigned d = 0; d < fanout; ++d)
+      devices.emplace_back(static_cast<uint64_t>(index) * fanout + d, value);
+  }
+  return devices;
+}
+
+size_t EmitServiceGauges(const MetricSpec& spec, std::span<const PortReading> readings,
+                         const DeviceLayout& layout, TpuSample& out) {
+  constexpr uint64_t kMaxDevices = 1u << 16;
   size_t added = 0;
-  std::set<int64_t> taken;
-  for (const RuntimeMetricReading* reading : readings) {
-    std::vector<std::pair<int64_t, double>> values;
-    for (const MetricReading& metric : reading->metrics) {
-      const auto* gauge = std::get_if<double>(&metric.measure);
-      const auto index = ServiceIndex(metric.attribute);
-      if (gauge != nullptr && index && *index >= 0 && *index < kMaxId) values.emplace_back(*index, *gauge);
-    }
-    RankIdsBeyondTheHost(values, layout.device_count / fanout);
-    const bool repeats =
-        std::any_of(values.begin(), values.end(), [&](const auto& v) { return taken.count(v.first) > 0; });
-    const int64_t shift = repeats ? *taken.rbegin() + 1 : 0;
-    for (const auto& [index, value] : values) {
-      taken.insert(index + shift);
-      added += SetIndexed(out, spec, layout, static_cast<uint64_t>(index + shift), value);
+  for (const PortReading& port : readings) {
+    for (const auto& [device, value] : ServiceDeviceValues(spec, *port.reading, layout)) {
+      const uint64_t numbered = device + port.device_offset;
+      if (numbered < kMaxDevices)
+        added += SetDeviceValue(out, spec, layout, static_cast<unsigned>(numbered), value);
     }
   }
   return added;
 }
 
-size_t EmitServiceColonKeyed(const MetricSpec& spec, std::span<const RuntimeMetricReading* const> readings,
-                             TpuSample& out) {
+size_t EmitServiceColonKeyed(const MetricSpec& spec, std::span<const PortReading> readings, TpuSample& out) {
   size_t added = 0;
-  for (const RuntimeMetricReading* reading : readings) {
-    for (size_t index = 0; index < reading->metrics.size(); ++index) {
-      const MetricReading& metric = reading->metrics[index];
+  for (const PortReading& port : readings) {
+    const RuntimeMetricReading& reading = *port.reading;
+    for (size_t index = 0; index < reading.metrics.size(); ++index) {
+      const MetricReading& metric = reading.metrics[index];
       const auto* gauge = std::get_if<double>(&metric.measure);
       if (gauge == nullptr || !Plausible(*spec.key, *gauge)) continue;
       const std::string label = ServiceLabel(metric.attribute).value_or("item_" + std::to_string(index));
+      if (!out.AdmitLabel(spec, label)) continue;
       const size_t before = out.size();
       out.Set(*spec.key, label, *gauge);
       added += out.size() - before;
@@ -422,10 +360,6 @@ size_t EmitServiceColonKeyed(const MetricSpec& spec, std::span<const RuntimeMetr
 }
 
 }  // namespace
-
-std::span<const MetricSpec> MetricSpecs() {
-  return kSpecs;
-}
 
 std::string SanitizeLabel(std::string_view label) {
   std::string out;
@@ -473,16 +407,19 @@ std::span<const Stat> StatsForCount(std::string_view description, size_t count) 
 }
 
 std::optional<double> DistributionPercentile(const DistributionReading& distribution, double quantile) {
+  return PercentileWithin(distribution, UpperBounds(distribution.buckets), quantile);
+}
+
+std::optional<double> PercentileWithin(const DistributionReading& distribution,
+                                       const std::vector<double>& bounds, double quantile) {
   const std::vector<int64_t>& counts = distribution.bucket_counts;
-  if (counts.empty()) return std::nullopt;
+  if (counts.empty() || bounds.empty()) return std::nullopt;
   double total = 0;
   for (int64_t count : counts) {
     if (count < 0) return std::nullopt;
     total += static_cast<double>(count);
   }
   if (total <= 0) return std::nullopt;
-  const std::vector<double> bounds = UpperBounds(distribution.buckets);
-  if (bounds.empty()) return std::nullopt;
   const double target = total * quantile;
   double cumulative = 0;
   for (size_t i = 0; i < counts.size(); ++i) {
@@ -536,6 +473,17 @@ void TpuSample::AddHbmMemoryUsage() {
   }
 }
 
+bool TpuSample::AdmitLabel(const MetricSpec& spec, const std::string& label) {
+  std::set<std::string>& labels = labels_[&spec];
+  if (labels.count(label) > 0) return true;
+  if (label.size() > kMaxLabelBytes || labels.size() >= kMaxLabelsPerMetric) {
+    ++dropped_labels_;
+    return false;
+  }
+  labels.insert(label);
+  return true;
+}
+
 void TpuSample::AppendTo(MetricBatch& out) const {
   for (const auto& [key, value] : values_) out.Add(key, value);
 }
@@ -558,8 +506,9 @@ size_t EmitSdkValues(const MetricSpec& spec, const SdkMetricValues& values, cons
         const std::vector<std::string_view> parts = SplitCsv(line);
         if (parts.size() < 2) continue;
         const std::span<const std::string_view> numbers(parts.data() + 1, parts.size() - 1);
-        added += SetStats(out, spec, SanitizeLabel(parts[0]),
-                          StatsForCount(values.description, numbers.size()), numbers);
+        const std::string label = SanitizeLabel(parts[0]);
+        if (!out.AdmitLabel(spec, label)) continue;
+        added += SetStats(out, spec, label, StatsForCount(values.description, numbers.size()), numbers);
       }
       break;
     case Shape::kFlatDistribution: {
@@ -576,7 +525,7 @@ size_t EmitSdkValues(const MetricSpec& spec, const SdkMetricValues& values, cons
         const std::string label = colon == std::string_view::npos ? "item_" + std::to_string(index)
                                                                   : SanitizeLabel(line.substr(0, colon));
         const auto value = ParseNumber(colon == std::string_view::npos ? line : line.substr(colon + 1));
-        if (!value || !Plausible(*spec.key, *value)) continue;
+        if (!value || !Plausible(*spec.key, *value) || !out.AdmitLabel(spec, label)) continue;
         const size_t before = out.size();
         out.Set(*spec.key, label, *value);
         added += out.size() - before;
@@ -586,7 +535,7 @@ size_t EmitSdkValues(const MetricSpec& spec, const SdkMetricValues& values, cons
   return added;
 }
 
-size_t EmitServiceReadings(const MetricSpec& spec, std::span<const RuntimeMetricReading* const> readings,
+size_t EmitServiceReadings(const MetricSpec& spec, std::span<const PortReading> readings,
                            const DeviceLayout& layout, TpuSample& out) {
   switch (spec.shape) {
     case Shape::kGauge:
@@ -599,6 +548,27 @@ size_t EmitServiceReadings(const MetricSpec& spec, std::span<const RuntimeMetric
       return EmitServiceDistributions(spec, readings, out);
   }
   return 0;
+}
+
+std::set<uint64_t> ReportedDevices(const MetricSpec& spec, const RuntimeMetricReading& reading,
+                                   const DeviceLayout& layout) {
+  std::set<uint64_t> devices;
+  if (spec.shape != Shape::kGauge && spec.shape != Shape::kDutyCycle) return devices;
+  for (const auto& [device, value] : ServiceDeviceValues(spec, reading, layout)) devices.insert(device);
+  return devices;
+}
+
+std::vector<uint64_t> DeviceOffsets(std::span<const std::set<uint64_t>> devices_per_port) {
+  std::vector<uint64_t> offsets;
+  std::set<uint64_t> taken;
+  for (const std::set<uint64_t>& devices : devices_per_port) {
+    const bool repeats =
+        std::any_of(devices.begin(), devices.end(), [&](uint64_t d) { return taken.count(d) > 0; });
+    const uint64_t offset = repeats ? *taken.rbegin() + 1 : 0;
+    offsets.push_back(offset);
+    for (uint64_t device : devices) taken.insert(device + offset);
+  }
+  return offsets;
 }
 
 }  // namespace runmon::tpu

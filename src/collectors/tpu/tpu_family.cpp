@@ -1,11 +1,15 @@
 // The tpu family's factory: one collector in a lane of its own, made only when the PCI scan of the sys
 // tree (--root as everywhere) found TPU chips; without one nothing connects and libtpu is never loaded.
 // The runtime-metrics service is read at RUNMON_TPU_RUNTIME_ADDRESS when set (a comma-separated list of
-// host:port, for tests and unusual setups), else at 127.0.0.1:<port> for every port of
-// TPU_RUNTIME_METRICS_PORTS (one per process of a multi-process PyTorch/XLA workload), else at
+// IPv4 host:port, localhost read as 127.0.0.1, for tests and unusual setups; anything else makes the family
+// absent, saying why), else at 127.0.0.1:<port> for every port of TPU_RUNTIME_METRICS_PORTS (one per process
+// of a multi-process PyTorch/XLA workload; an entry that is not a port is left out, said once), else at
 // 127.0.0.1:8431. libtpu.so is looked for as W&B looks (libtpu_sdk.hpp; its system directories only on the
 // host's own root) and opened at the collector's first tick. The probe (`runmon info`) gives the chips'
 // metadata and, under runmon.tpu, where libtpu was found and whether the service listens now.
+#include <arpa/inet.h>
+
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,28 +52,47 @@ bool IsPort(std::string_view text) {
   return port && *port >= 1 && *port <= 65535;
 }
 
-// The service's addresses, or why the settings name none.
-Result<std::vector<std::string>> ServiceAddresses(const CollectorContext& ctx) {
+// "a.b.c.d:port", with "localhost" read as 127.0.0.1 (the client connects to IPv4 literals only); nullopt
+// for anything else.
+std::optional<std::string> Ipv4Address(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || !IsPort(std::string_view(address).substr(colon + 1))) return std::nullopt;
+  std::string host = address.substr(0, colon);
+  if (host == "localhost") host = "127.0.0.1";
+  in_addr parsed{};
+  if (::inet_pton(AF_INET, host.c_str(), &parsed) != 1) return std::nullopt;
+  return host + address.substr(colon);
+}
+
+struct Addresses {
   std::vector<std::string> addresses;
+  std::string warning;  // a TPU_RUNTIME_METRICS_PORTS entry that is not a port (then left out)
+};
+
+// The service's addresses, or why RUNMON_TPU_RUNTIME_ADDRESS names none.
+Result<Addresses> ServiceAddresses(const CollectorContext& ctx) {
+  Addresses out;
   if (auto explicit_addresses = EnvironmentValue(ctx, "RUNMON_TPU_RUNTIME_ADDRESS")) {
     for (const std::string& address : SplitList(*explicit_addresses)) {
-      const size_t colon = address.rfind(':');
-      if (colon == std::string::npos || colon == 0 || !IsPort(std::string_view(address).substr(colon + 1))) {
-        return Error{fmt::format("RUNMON_TPU_RUNTIME_ADDRESS: '{}' is not host:port", address)};
-      }
-      addresses.push_back(address);
+      auto ipv4 = Ipv4Address(address);
+      if (!ipv4)
+        return Error{fmt::format("RUNMON_TPU_RUNTIME_ADDRESS: '{}' is not an IPv4 host:port", address)};
+      out.addresses.push_back(*ipv4);
     }
-    if (addresses.empty()) return Error{"RUNMON_TPU_RUNTIME_ADDRESS names no address"};
-    return addresses;
+    if (out.addresses.empty()) return Error{"RUNMON_TPU_RUNTIME_ADDRESS names no address"};
+    return out;
   }
   if (auto ports = EnvironmentValue(ctx, "TPU_RUNTIME_METRICS_PORTS")) {
     for (const std::string& port : SplitList(*ports)) {
-      if (!IsPort(port)) return Error{fmt::format("TPU_RUNTIME_METRICS_PORTS: '{}' is not a port", port)};
-      addresses.push_back("127.0.0.1:" + port);
+      if (IsPort(port)) {
+        out.addresses.push_back("127.0.0.1:" + port);
+      } else if (out.warning.empty()) {
+        out.warning = fmt::format("tpu: TPU_RUNTIME_METRICS_PORTS: '{}' is not a port, left out", port);
+      }
     }
   }
-  if (addresses.empty()) addresses.emplace_back(kDefaultAddress);
-  return addresses;
+  if (out.addresses.empty()) out.addresses.emplace_back(kDefaultAddress);
+  return out;
 }
 
 bool OnHostRoot(const CollectorContext& ctx) {
@@ -82,9 +105,10 @@ FamilyStart Start(const CollectorContext& ctx) {
     return FamilyStart{.absent_reason = "no TPU chip on the PCI bus (vendor 0x1ae0)"};
   auto addresses = ServiceAddresses(ctx);
   if (!addresses) return FamilyStart{.absent_reason = addresses.error()};
+  if (!addresses->warning.empty() && ctx.warn) ctx.warn(addresses->warning);
   TpuOptions options;
   options.chips = std::move(chips);
-  options.addresses = std::move(*addresses);
+  options.addresses = std::move(addresses->addresses);
   options.make_client = [](const std::string& address) {
     return tpu::LoadRuntimeMetricsClient(address, tpu::RuntimeServiceTimeouts{});
   };
@@ -110,7 +134,8 @@ Result<nlohmann::json> Probe(const CollectorContext& ctx) {
   const auto library = tpu::FindLibtpu(ctx.environment, OnHostRoot(ctx));
   status["libtpu"] = library ? nlohmann::json(library->string()) : nlohmann::json(nullptr);
   nlohmann::json services = nlohmann::json::array();
-  for (const std::string& address : *addresses) {
+  if (!addresses->warning.empty()) status["warning"] = addresses->warning;
+  for (const std::string& address : addresses->addresses) {
     nlohmann::json service = {{"address", address}};
     auto client = tpu::LoadRuntimeMetricsClient(address, tpu::RuntimeServiceTimeouts{});
     if (client) {

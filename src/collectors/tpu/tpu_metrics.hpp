@@ -153,11 +153,11 @@ inline constexpr std::array<std::string_view, 6> kStatNames = {"mean", "p50", "p
 
 // What a distribution's six descriptors share: its chart, unit, docs text and label.
 struct StatFamily {
-  std::string_view chart_id;
-  std::string_view chart_title;
-  std::string_view unit;
-  std::string_view description;
-  std::string_view prometheus_label;  // "label"; empty for a flat distribution
+  std::string_view chart_id = {};
+  std::string_view chart_title = {};
+  std::string_view unit = {};
+  std::string_view description = {};
+  std::string_view prometheus_label = {};  // "label"; empty for a flat distribution
 };
 
 constexpr MetricDescriptor StatDescriptor(const StatFamily& family, std::string_view pattern,
