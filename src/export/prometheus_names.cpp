@@ -42,7 +42,7 @@ constexpr std::array kUnits = {
     UnitRow{"J", {"joules", 1, 1}},
     UnitRow{"RPM", {"rpm", 1, 1}},
     UnitRow{"GT/s", {"transfers_per_second", 1e9, 1}},
-    UnitRow{"Mbit/s", {"bits_per_second", 1e6, 1}},
+    UnitRow{"Mbit/s", {"bytes_per_second", 125000, 1}},  // 10^6 bits / 8
     UnitRow{"score", {"", 1, 1}},
 };
 

@@ -291,7 +291,7 @@ class TpuTest(unittest.TestCase):
                            'runmon_tpu_hbm_capacity_usage_bytes{device="2"', 'runmon_tpu_hbm_memory_usage_ratio{device="1"',
                            'runmon_tpu_tensorcore_idle_duration_seconds{device="0"',
                            'runmon_tpu_buffer_transfer_latency_p50_seconds{label="8mb_plus"',
-                           'runmon_tpu_grpc_tcp_delivery_rate_p90_bits_per_second{',
+                           'runmon_tpu_grpc_tcp_delivery_rate_p90_bytes_per_second{',
                            'runmon_tpu_hlo_queue_size{label="tensor_core_0"',
                            'runmon_collector_success{collector="tpu"'):
                 self.assertIn(series, body)

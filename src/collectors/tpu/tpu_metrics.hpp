@@ -385,21 +385,21 @@ inline constexpr StatFamily kGrpcTcpDeliveryRateFamily{
 inline constexpr StatDescriptors kGrpcTcpDeliveryRate = {
     StatDescriptor(kGrpcTcpDeliveryRateFamily, "tpu.grpcTcpDeliveryRate.meanMbps",
                    "TPU gRPC TCP Delivery Rate mean", "mean",
-                   "runmon_tpu_grpc_tcp_delivery_rate_mean_bits_per_second"),
+                   "runmon_tpu_grpc_tcp_delivery_rate_mean_bytes_per_second"),
     StatDescriptor(kGrpcTcpDeliveryRateFamily, "tpu.grpcTcpDeliveryRate.p50Mbps",
                    "TPU gRPC TCP Delivery Rate p50", "p50",
-                   "runmon_tpu_grpc_tcp_delivery_rate_p50_bits_per_second"),
+                   "runmon_tpu_grpc_tcp_delivery_rate_p50_bytes_per_second"),
     StatDescriptor(kGrpcTcpDeliveryRateFamily, "tpu.grpcTcpDeliveryRate.p90Mbps",
                    "TPU gRPC TCP Delivery Rate p90", "p90",
-                   "runmon_tpu_grpc_tcp_delivery_rate_p90_bits_per_second"),
+                   "runmon_tpu_grpc_tcp_delivery_rate_p90_bytes_per_second"),
     StatDescriptor(kGrpcTcpDeliveryRateFamily, "tpu.grpcTcpDeliveryRate.p95Mbps",
                    "TPU gRPC TCP Delivery Rate p95", "p95",
-                   "runmon_tpu_grpc_tcp_delivery_rate_p95_bits_per_second"),
+                   "runmon_tpu_grpc_tcp_delivery_rate_p95_bytes_per_second"),
     StatDescriptor(kGrpcTcpDeliveryRateFamily, "tpu.grpcTcpDeliveryRate.p99Mbps",
                    "TPU gRPC TCP Delivery Rate p99", "p99",
-                   "runmon_tpu_grpc_tcp_delivery_rate_p99_bits_per_second"),
+                   "runmon_tpu_grpc_tcp_delivery_rate_p99_bytes_per_second"),
     StatDescriptor(kGrpcTcpDeliveryRateFamily, "tpu.grpcTcpDeliveryRate.p999Mbps",
                    "TPU gRPC TCP Delivery Rate p999", "p999",
-                   "runmon_tpu_grpc_tcp_delivery_rate_p999_bits_per_second")};
+                   "runmon_tpu_grpc_tcp_delivery_rate_p999_bytes_per_second")};
 
 }  // namespace runmon::tpu_metrics
