@@ -9,7 +9,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev libre2-dev libncurses-dev libcpp-httplib-dev
   libcurl4-openssl-dev chromium prometheus prometheus-node-exporter
-  python3 python3-psutil python3-protobuf procps tmux valgrind rocm-smi
+  python3 python3-psutil python3-protobuf python3-grpcio procps tmux valgrind rocm-smi
 )
 # Node.js and npm build the dashboard (web/) and drive the browser tests. Debian's packages, unless a
 # Node.js with its own npm is already installed (Debian's npm package would conflict with it).

@@ -30,6 +30,13 @@ HOST = os.path.join(HERE, "..", "fixtures", "hosts", "debian12-vm")
 FIXTURES = os.path.join(HERE, "..", "fixtures", "tpu")
 FAKE_SERVICE = os.environ.get("RUNMON_FAKE_TPU_SERVICE", "")
 FAKE_LIBTPU = os.environ.get("RUNMON_FAKE_LIBTPU", "")
+# runmon processes that run gRPC's threads end without LeakSanitizer's exit check: clang 14's leak checker
+# crashes in about one exit in fifty while those threads are there ("Tracer caught signal 11", scanning a
+# thread's range). AddressSanitizer and UBSan stay on; the client's leaks are checked where it is made and
+# destroyed, in tests/collectors/tpu_runtime_client_test.cpp and tpu_collector_test.cpp.
+NO_EXIT_LEAK_CHECK = {"ASAN_OPTIONS": ":".join(
+    [o for o in os.environ.get("ASAN_OPTIONS", "").split(":") if o and not o.startswith("detect_leaks=")] +
+    ["detect_leaks=0"])}
 
 # --- The contract (adjust here) --------------------------------------------------------------------------
 V5E_DEVICE = "0x0063"
@@ -229,7 +236,7 @@ class TpuTest(unittest.TestCase):
     def record(self, env, run_id="tpue2e", seconds="1.5", extra=()):
         started = time.monotonic()
         result = run("run", "--root", self.tree, "--dir", self.wandb, "--id", run_id, "--interval", "0.2", *extra,
-                     "--", "sleep", seconds, env=env, timeout=90)
+                     "--", "sleep", seconds, env={**NO_EXIT_LEAK_CHECK, **env}, timeout=90)
         wall = time.monotonic() - started
         self.assertEqual(result.returncode, 0, result.stderr)
         (run_dir,) = glob.glob(os.path.join(self.wandb, f"run-*-{run_id}"))
@@ -275,7 +282,7 @@ class TpuTest(unittest.TestCase):
         self.add_chips(4)
         service = self.service("--responses", os.path.join(FIXTURES, "runtime_v5e_4chip.json"))
         url = f"http://127.0.0.1:{port}/metrics"
-        env = dict(os.environ, RUNMON_TPU_RUNTIME_ADDRESS=service.address)
+        env = dict(os.environ, RUNMON_TPU_RUNTIME_ADDRESS=service.address, **NO_EXIT_LEAK_CHECK)
         runner = subprocess.Popen([RUNMON, "run", "--root", self.tree, "--dir", self.wandb, "--id", "tpuexport",
                                    "--interval", "0.2", "--metrics-listen", f"127.0.0.1:{port}", "--", "sleep", "3"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
@@ -317,10 +324,10 @@ class TpuTest(unittest.TestCase):
         service = self.service("--responses", os.path.join(FIXTURES, "runtime_v5e_4chip.json"))
         port = service.address.rsplit(":", 1)[1]
         # localhost is 127.0.0.1; a name or an IPv6 address makes the family absent, saying why.
-        info = json.loads(run("info", "--root", self.tree, env={"RUNMON_TPU_RUNTIME_ADDRESS": f"localhost:{port}"}).stdout)
+        info = json.loads(run("info", "--root", self.tree, env={**NO_EXIT_LEAK_CHECK, "RUNMON_TPU_RUNTIME_ADDRESS": f"localhost:{port}"}).stdout)
         self.assertEqual(info["runmon"]["tpu"]["services"], [{"address": service.address, "listening": True}])
         for address in (f"tpuhost:{port}", f"[::1]:{port}", "127.0.0.1:99999"):
-            info = json.loads(run("info", "--root", self.tree, env={"RUNMON_TPU_RUNTIME_ADDRESS": address}).stdout)
+            info = json.loads(run("info", "--root", self.tree, env={**NO_EXIT_LEAK_CHECK, "RUNMON_TPU_RUNTIME_ADDRESS": address}).stdout)
             self.assertFalse(info["collectors"]["tpu"]["available"], address)
             self.assertIn("is not an IPv4 host:port", info["collectors"]["tpu"]["reason"])
         # A TPU_RUNTIME_METRICS_PORTS entry that is not a port is left out and said; the others are read.
@@ -331,7 +338,7 @@ class TpuTest(unittest.TestCase):
     def test_info_shows_the_chips_and_the_service(self):
         self.add_chips(4)
         service = self.service("--responses", os.path.join(FIXTURES, "runtime_v5e_4chip.json"))
-        info = run("info", "--root", self.tree, env={"RUNMON_TPU_RUNTIME_ADDRESS": service.address})
+        info = run("info", "--root", self.tree, env={**NO_EXIT_LEAK_CHECK, "RUNMON_TPU_RUNTIME_ADDRESS": service.address})
         self.assertEqual(info.returncode, 0, info.stderr)
         metadata = json.loads(info.stdout)
         self.assertEqual({k: metadata["tpu"][k] for k in EXPECTED_METADATA}, EXPECTED_METADATA)
@@ -370,7 +377,7 @@ class TpuTest(unittest.TestCase):
             self.add_chips(1, device="0x0042")  # only Google's network card
             run_dir, _, _ = self.record({"RUNMON_TPU_RUNTIME_ADDRESS": listener.address})
             self.assertTrue(all(not self.tpu(s) for s in self.stats(run_dir)))
-            info = json.loads(run("info", "--root", self.tree, env={"RUNMON_TPU_RUNTIME_ADDRESS": listener.address}).stdout)
+            info = json.loads(run("info", "--root", self.tree, env={**NO_EXIT_LEAK_CHECK, "RUNMON_TPU_RUNTIME_ADDRESS": listener.address}).stdout)
             self.assertFalse(info["collectors"]["tpu"]["available"])
             self.assertIn("no TPU chip", info["collectors"]["tpu"]["reason"])
             self.assertEqual(listener.accepted, 0)
