@@ -343,7 +343,11 @@ class TpuTest(unittest.TestCase):
         metadata = json.loads(info.stdout)
         self.assertEqual({k: metadata["tpu"][k] for k in EXPECTED_METADATA}, EXPECTED_METADATA)
         self.assertEqual(metadata["runmon"]["tpu"]["services"], [{"address": service.address, "listening": True}])
+        self.assertEqual(metadata["runmon"]["tpu"]["libtpu"], "not found")
         self.assertTrue(metadata["collectors"]["tpu"]["available"])
+        with_sdk = json.loads(run("info", "--root", self.tree, env={**NO_EXIT_LEAK_CHECK, "LIBTPU_PATH": FAKE_LIBTPU,
+                                                                     "RUNMON_TPU_RUNTIME_ADDRESS": service.address}).stdout)
+        self.assertEqual(with_sdk["runmon"]["tpu"]["libtpu"], FAKE_LIBTPU)
 
     def test_no_service_listening_is_quiet(self):
         self.add_chips(4)

@@ -132,7 +132,8 @@ Result<nlohmann::json> Probe(const CollectorContext& ctx) {
   if (!addresses) return Error{addresses.error()};
   nlohmann::json status = nlohmann::json::object();
   const auto library = tpu::FindLibtpu(ctx.environment, OnHostRoot(ctx));
-  status["libtpu"] = library ? nlohmann::json(library->string()) : nlohmann::json(nullptr);
+  // A string either way: the metadata is merged as a JSON merge patch, where null would remove the key.
+  status["libtpu"] = library ? library->string() : std::string("not found");
   nlohmann::json services = nlohmann::json::array();
   if (!addresses->warning.empty()) status["warning"] = addresses->warning;
   for (const std::string& address : addresses->addresses) {
