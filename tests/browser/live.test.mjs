@@ -44,6 +44,8 @@ describe('live updates', () => {
       const row = page.locator('[data-testid="run-row"]');
       await row.first().waitFor({ timeout: 10000 });
       assert.equal(await row.count(), 1);
+      // The run's name comes with its first records: until they are read the row may show its id.
+      await row.getByTestId('run-link').filter({ hasText: /^\s*live-run\s*$/ }).waitFor({ timeout: 10000 });
       assert.equal((await row.getByTestId('run-link').textContent()).trim(), 'live-run');
       await page.locator('[data-testid="run-row"][data-state="running"]').waitFor({ timeout: 10000 });
       assert.equal(await page.evaluate(() => window.__noReload), true, 'the page was reloaded');
