@@ -10,6 +10,8 @@
 // invalid UTF-8 included: the parsers downstream are byte-safe.
 #include "collectors/tpu/libtpu_sdk.hpp"
 
+#include "collectors/tpu/libtpu_sdk_abi.hpp"
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -32,56 +34,8 @@ namespace fs = std::filesystem;
 constexpr std::size_t kMaxStringBytes = 64 * 1024;
 constexpr std::size_t kMaxValueCount = 4096;
 
-// Every slot takes one pointer to its arguments and returns an error handle (null: success).
-using SlotFunction = void* (*)(void* args);
+using namespace sdk_abi;
 using GetApiFunction = const void* (*)();
-
-struct Slot {
-  const char* name;
-  std::size_t offset;
-};
-constexpr Slot kErrorMessage{"ErrorMessage", 0x08};
-constexpr Slot kDestroyError{"DestroyError", 0x10};
-constexpr Slot kCreateClient{"CreateClient", 0x20};
-constexpr Slot kDestroyClient{"DestroyClient", 0x28};
-constexpr Slot kGetMetric{"GetMetric", 0x50};
-constexpr Slot kGetMetricDescription{"GetMetricDescription", 0x58};
-constexpr Slot kGetMetricValues{"GetMetricValues", 0x60};
-constexpr std::array kRequiredSlots{kErrorMessage, kDestroyError,         kCreateClient,   kDestroyClient,
-                                    kGetMetric,    kGetMetricDescription, kGetMetricValues};
-constexpr std::uint32_t kHeaderWord0 = 0;
-constexpr std::uint32_t kHeaderWord1 = 1;
-
-// The slots' argument structs, as libtpu lays them out.
-struct ErrorMessageArgs {
-  void* error;
-  const char* message;
-  std::size_t message_len;
-};
-struct DestroyErrorArgs {
-  void* error;
-};
-struct CreateClientArgs {
-  void* client;
-};
-struct DestroyClientArgs {
-  void* client;
-};
-struct GetMetricArgs {
-  void* client;
-  const char* metric_name;
-  void* metric;
-};
-struct GetMetricDescriptionArgs {
-  void* metric;
-  const char* description;
-  std::size_t description_len;
-};
-struct GetMetricValuesArgs {
-  void* metric;
-  const char* const* values;
-  std::size_t value_count;
-};
 
 SlotFunction ReadSlot(const unsigned char* table, const Slot& slot) {
   SlotFunction function = nullptr;
@@ -130,7 +84,7 @@ Result<SdkFunctions> CheckTable(const void* api) {
     return Error{fmt::format("unexpected table header {} {} (expected {} {})", word0, word1, kHeaderWord0,
                              kHeaderWord1)};
   }
-  for (const Slot& slot : kRequiredSlots) {
+  for (const Slot& slot : kSlots) {
     if (ReadSlot(table, slot) == nullptr) {
       return Error{fmt::format("required slot {} at offset {:#x} is null", slot.name, slot.offset)};
     }

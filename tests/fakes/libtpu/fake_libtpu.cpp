@@ -1,7 +1,7 @@
 // A fake libtpu.so for the test suite: it exports GetLibtpuSdkApi@@VERS_1.0 (fake_libtpu.map), which returns
 // a table laid out as libtpu's monitoring SDK table is (metrics.md B §7.2: header words 0 and 1, then
-// function pointers; ErrorMessage 0x08, DestroyError 0x10, CreateClient 0x20, DestroyClient 0x28, GetMetric
-// 0x50, GetMetricDescription 0x58, GetMetricValues 0x60), and answers from the JSON scenario named by
+// function pointers at the offsets of src/collectors/tpu/libtpu_sdk_abi.hpp, which runmon reads the table
+// with), and answers from the JSON scenario named by
 // RUNMON_FAKE_LIBTPU_SCENARIO (README.md), read again at every GetLibtpuSdkApi call so one test process can
 // run several scenarios. Each call gets a table of its own, kept for the process's life as libtpu's is, so a
 // table handed out earlier never changes; a client answers from the scenario of its CreateClient. The slots
@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "collectors/tpu/libtpu_sdk_abi.hpp"
 #include "fake_libtpu_counters.h"
 
 #define FAKE_LIBTPU_EXPORT extern "C" __attribute__((visibility("default")))
@@ -38,41 +39,11 @@
 namespace {
 
 using Json = nlohmann::json;
+using namespace runmon::tpu::sdk_abi;
 
 constexpr std::size_t kTableBytes = 0x68;
-constexpr std::size_t kFirstSlot = 0x08;
+constexpr std::size_t kFirstSlot = kErrorMessage.offset;
 constexpr std::size_t kUnterminatedValueBytes = 70 * 1024;
-
-// The slots' argument structs, as libtpu lays them out.
-struct ErrorMessageArgs {
-  void* error;
-  const char* message;
-  std::size_t message_len;
-};
-struct DestroyErrorArgs {
-  void* error;
-};
-struct CreateClientArgs {
-  void* client;
-};
-struct DestroyClientArgs {
-  void* client;
-};
-struct GetMetricArgs {
-  void* client;
-  const char* metric_name;
-  void* metric;
-};
-struct GetMetricDescriptionArgs {
-  void* metric;
-  const char* description;
-  std::size_t description_len;
-};
-struct GetMetricValuesArgs {
-  void* metric;
-  const char* const* values;
-  std::size_t value_count;
-};
 
 struct MetricScript {
   std::string description;
@@ -83,7 +54,7 @@ struct MetricScript {
 };
 
 struct Scenario {
-  std::array<std::uint32_t, 2> header{0, 1};
+  std::array<std::uint32_t, 2> header{kHeaderWord0, kHeaderWord1};
   std::optional<std::size_t> null_slot_offset;
   bool null_api = false;
   bool unaligned_table = false;
@@ -133,10 +104,11 @@ State& TheState() {
 }
 
 const std::map<std::string, std::size_t>& SlotOffsets() {
-  static const std::map<std::string, std::size_t> offsets{
-      {"ErrorMessage", 0x08},   {"DestroyError", 0x10}, {"CreateClient", 0x20},
-      {"DestroyClient", 0x28},  {"GetMetric", 0x50},    {"GetMetricDescription", 0x58},
-      {"GetMetricValues", 0x60}};
+  static const std::map<std::string, std::size_t> offsets = [] {
+    std::map<std::string, std::size_t> by_name;
+    for (const Slot& slot : kSlots) by_name[slot.name] = slot.offset;
+    return by_name;
+  }();
   return offsets;
 }
 
@@ -406,27 +378,18 @@ void* UnexpectedSlot(void*) {
   return NewError(state, "the fake libtpu has no slot here");
 }
 
-using SlotFunction = void* (*)(void* args);
-
 SlotFunction ImplementedSlot(std::size_t offset) {
-  switch (offset) {
-    case 0x08:
-      return ErrorMessage;
-    case 0x10:
-      return DestroyError;
-    case 0x20:
-      return CreateClient;
-    case 0x28:
-      return DestroyClient;
-    case 0x50:
-      return GetMetric;
-    case 0x58:
-      return GetMetricDescription;
-    case 0x60:
-      return GetMetricValues;
-    default:
-      return UnexpectedSlot;
+  const std::pair<Slot, SlotFunction> implemented[] = {{kErrorMessage, ErrorMessage},
+                                                       {kDestroyError, DestroyError},
+                                                       {kCreateClient, CreateClient},
+                                                       {kDestroyClient, DestroyClient},
+                                                       {kGetMetric, GetMetric},
+                                                       {kGetMetricDescription, GetMetricDescription},
+                                                       {kGetMetricValues, GetMetricValues}};
+  for (const auto& [slot, function] : implemented) {
+    if (slot.offset == offset) return function;
   }
+  return UnexpectedSlot;
 }
 
 // A new table for `scenario`, kept for the process's life.
