@@ -10,9 +10,8 @@ import shutil
 import subprocess
 import tempfile
 import unittest
-import urllib.request
 
-from http_e2e import dashboard_charts, free_port, wait_for
+from http_e2e import dashboard_charts, exposition_with, free_port
 from runmon_e2e import RUNMON, run, samples
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -74,18 +73,11 @@ class AmdTest(unittest.TestCase):
 
     def test_the_exporter_labels_them_by_gpu(self):
         port = free_port()
-        url = f"http://127.0.0.1:{port}/metrics"
         runner = subprocess.Popen([RUNMON, "run", "--root", self.tree, "--dir", self.wandb, "--id", "amdexport",
                                    "--interval", "0.2", "--metrics-listen", f"127.0.0.1:{port}", "--", "sleep", "3"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
-            def scraped():
-                try:
-                    body = urllib.request.urlopen(url, timeout=5).read().decode()
-                except OSError:
-                    return None
-                return body if "runmon_gpu_utilization_ratio" in body else None
-            body = wait_for(scraped, what="GPU series")
+            body = exposition_with(port, "runmon_gpu_utilization_ratio", what="GPU series")
             for series in ('runmon_gpu_utilization_ratio{gpu="0"', 'runmon_gpu_utilization_ratio{gpu="3"',
                            'runmon_gpu_power_watts{gpu="1"', 'runmon_gpu_memory_activity_ratio{gpu="0"',
                            'runmon_gpu_junction_temperature_celsius{gpu="0"', 'runmon_gpu_fan_rpm{gpu="1"'):

@@ -69,6 +69,18 @@ def timed_get(url, headers=None, timeout=30):
         return e.code, e.read(), time.monotonic() - start
 
 
+def exposition_with(port, metric, what):
+    """The /metrics body served on 127.0.0.1:`port`, once it holds `metric` (waiting as wait_for does)."""
+    def scraped():
+        try:
+            status, body, _ = timed_get(f"http://127.0.0.1:{port}/metrics", timeout=5)
+        except OSError:
+            return None
+        text = body.decode()
+        return text if status == 200 and metric in text else None
+    return wait_for(scraped, what=what)
+
+
 def dashboard_charts(runmon, logdir, run_dir):
     """The charts `runmon serve --logdir LOGDIR` gives for the run in `run_dir`, by chart id."""
     port = free_port()

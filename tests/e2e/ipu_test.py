@@ -10,9 +10,8 @@ import os
 import subprocess
 import tempfile
 import unittest
-import urllib.request
 
-from http_e2e import dashboard_charts, free_port, wait_for
+from http_e2e import dashboard_charts, exposition_with, free_port
 from runmon_e2e import RUNMON, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -102,13 +101,7 @@ class IpuTest(unittest.TestCase):
                                   env=dict(os.environ, **env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                   text=True)
         try:
-            def scraped():
-                try:
-                    body = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
-                except OSError:
-                    return None
-                return body if "runmon_ipu_clock_hertz" in body else None
-            body = wait_for(scraped, what="IPU series")
+            body = exposition_with(port, "runmon_ipu_clock_hertz", what="IPU series")
             self.assertIn('runmon_ipu_clock_hertz{ipu="1"', body)
             self.assertIn('runmon_ipu_utilization_ratio{ipu="1"', body)
             self.assertIn('runmon_collector_success{collector="ipu"', body)

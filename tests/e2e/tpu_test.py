@@ -20,9 +20,8 @@ import tempfile
 import threading
 import time
 import unittest
-import urllib.request
 
-from http_e2e import dashboard_charts, free_port, wait_for
+from http_e2e import dashboard_charts, exposition_with, free_port
 from runmon_e2e import RUNMON, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -281,19 +280,12 @@ class TpuTest(unittest.TestCase):
         port = free_port()
         self.add_chips(4)
         service = self.service("--responses", os.path.join(FIXTURES, "runtime_v5e_4chip.json"))
-        url = f"http://127.0.0.1:{port}/metrics"
         env = dict(os.environ, RUNMON_TPU_RUNTIME_ADDRESS=service.address, **NO_EXIT_LEAK_CHECK)
         runner = subprocess.Popen([RUNMON, "run", "--root", self.tree, "--dir", self.wandb, "--id", "tpuexport",
                                    "--interval", "0.2", "--metrics-listen", f"127.0.0.1:{port}", "--", "sleep", "3"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
         try:
-            def scraped():
-                try:
-                    body = urllib.request.urlopen(url, timeout=5).read().decode()
-                except OSError:
-                    return None
-                return body if "runmon_tpu_duty_cycle_ratio" in body else None
-            body = wait_for(scraped, what="TPU series")
+            body = exposition_with(port, "runmon_tpu_duty_cycle_ratio", what="TPU series")
             for series in ('runmon_tpu_duty_cycle_ratio{device="0"', 'runmon_tpu_duty_cycle_ratio{device="3"',
                            'runmon_tpu_hbm_capacity_usage_bytes{device="2"', 'runmon_tpu_hbm_memory_usage_ratio{device="1"',
                            'runmon_tpu_tensorcore_idle_duration_seconds{device="0"',

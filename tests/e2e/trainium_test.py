@@ -21,7 +21,7 @@ import tempfile
 import time
 import unittest
 
-from http_e2e import dashboard_charts, free_port, timed_get, wait_for
+from http_e2e import dashboard_charts, exposition_with, free_port
 from runmon_e2e import RUNMON, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -348,10 +348,7 @@ class TrainiumTest(unittest.TestCase):
                                    "--metrics-listen", f"127.0.0.1:{port}", "--", "sleep", "4"],
                                   env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
-            def scraped():
-                status, body, _ = timed_get(f"http://127.0.0.1:{port}/metrics", timeout=5)
-                return body.decode() if status == 200 and b"runmon_trn_neuroncore_utilization_ratio" in body else None
-            body = wait_for(scraped, what="trn series")
+            body = exposition_with(port, "runmon_trn_neuroncore_utilization_ratio", what="trn series")
             self.assertIn('runmon_trn_neuroncore_utilization_ratio{core="0"', body)
             self.assertIn("runmon_trn_host_memory_used_bytes{", body)
             self.assertIn('runmon_collector_success{collector="trainium"', body)
