@@ -6,7 +6,6 @@
 // workload starts and again when it restarts, and a later call reaches it within about a second.
 #include "collectors/tpu/runtime_metrics_grpc_client.hpp"
 
-#include <arpa/inet.h>
 #include <fmt/format.h>
 #include <grpcpp/grpcpp.h>
 #include <poll.h>
@@ -23,6 +22,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "collectors/tpu/ipv4_endpoint.hpp"
 #include "collectors/tpu/runtime_metric_decode.hpp"
 
 namespace runmon::tpu {
@@ -49,26 +49,6 @@ class RequestSignalsBlocked {
  private:
   sigset_t previous_;
 };
-
-// "a.b.c.d:port" as a socket address; nullopt for anything else (names, IPv6, a missing or bad port).
-std::optional<sockaddr_in> Ipv4Endpoint(std::string_view address) {
-  const std::size_t colon = address.rfind(':');
-  if (colon == std::string_view::npos || colon + 1 == address.size() || address.size() - colon > 6) {
-    return std::nullopt;
-  }
-  unsigned port = 0;
-  for (char digit : address.substr(colon + 1)) {
-    if (digit < '0' || digit > '9') return std::nullopt;
-    port = port * 10 + static_cast<unsigned>(digit - '0');
-  }
-  if (port == 0 || port > 65535) return std::nullopt;
-  sockaddr_in endpoint{};
-  endpoint.sin_family = AF_INET;
-  endpoint.sin_port = htons(static_cast<std::uint16_t>(port));
-  const std::string host(address.substr(0, colon));
-  if (::inet_pton(AF_INET, host.c_str(), &endpoint.sin_addr) != 1) return std::nullopt;
-  return endpoint;
-}
 
 std::chrono::system_clock::time_point DeadlineAfter(double seconds) {
   return std::chrono::system_clock::now() + std::chrono::duration_cast<std::chrono::system_clock::duration>(

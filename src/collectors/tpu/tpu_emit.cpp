@@ -16,6 +16,7 @@ namespace {
 
 namespace keys = tpu_metrics;
 using keys::Stat;
+using text::Trim;
 
 constexpr Stat kAllStats[] = {Stat::kMean, Stat::kP50, Stat::kP90, Stat::kP95, Stat::kP99, Stat::kP999};
 constexpr Stat kFiveWithP95[] = {Stat::kMean, Stat::kP50, Stat::kP90, Stat::kP95, Stat::kP999};
@@ -48,13 +49,6 @@ bool Plausible(const MetricDescriptor& key, double value) {
   }
   if (&key == &keys::kTensorcoreIdleDuration) return value >= 0;
   return true;  // libtpu's scores, as it reports them
-}
-
-std::string_view Trim(std::string_view text) {
-  constexpr std::string_view kSpace = " \t\r\n";
-  const size_t first = text.find_first_not_of(kSpace);
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
 }
 
 std::string_view TrimAny(std::string_view text, std::string_view characters) {

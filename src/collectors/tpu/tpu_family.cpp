@@ -7,8 +7,6 @@
 // 127.0.0.1:8431. libtpu.so is looked for as W&B looks (libtpu_sdk.hpp; its system directories only on the
 // host's own root) and opened at the collector's first tick. The probe (`runmon info`) gives the chips'
 // metadata and, under runmon.tpu, where libtpu was found and whether the service listens now.
-#include <arpa/inet.h>
-
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +17,7 @@
 
 #include "collectors/builtin.hpp"
 #include "collectors/linux/parse/text.hpp"
+#include "collectors/tpu/ipv4_endpoint.hpp"
 #include "collectors/tpu/tpu_collector.hpp"
 
 namespace runmon::collector_families {
@@ -37,9 +36,8 @@ std::vector<std::string> SplitList(std::string_view text) {
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = text.find(',', start);
-    std::string_view item = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    const std::string_view item =
+        text::Trim(text.substr(start, comma == std::string_view::npos ? text.npos : comma - start));
     if (!item.empty()) items.emplace_back(item);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
@@ -52,16 +50,13 @@ bool IsPort(std::string_view text) {
   return port && *port >= 1 && *port <= 65535;
 }
 
-// "a.b.c.d:port", with "localhost" read as 127.0.0.1 (the client connects to IPv4 literals only); nullopt
-// for anything else.
+// "a.b.c.d:port" (tpu::Ipv4Endpoint's form), with "localhost" read as 127.0.0.1; nullopt for anything else.
 std::optional<std::string> Ipv4Address(const std::string& address) {
-  const size_t colon = address.rfind(':');
-  if (colon == std::string::npos || !IsPort(std::string_view(address).substr(colon + 1))) return std::nullopt;
-  std::string host = address.substr(0, colon);
-  if (host == "localhost") host = "127.0.0.1";
-  in_addr parsed{};
-  if (::inet_pton(AF_INET, host.c_str(), &parsed) != 1) return std::nullopt;
-  return host + address.substr(colon);
+  const std::string normalized = address.starts_with("localhost:")
+                                     ? "127.0.0.1" + address.substr(std::string_view("localhost").size())
+                                     : address;
+  if (!tpu::Ipv4Endpoint(normalized)) return std::nullopt;
+  return normalized;
 }
 
 struct Addresses {
