@@ -262,6 +262,28 @@ TEST(TpuCollector, TheSdkComesFirstAndTheServiceFillsTheRest) {
   EXPECT_EQ(std::count(reads.begin(), reads.end(), "tensorcore_utilization"), 1);
 }
 
+TEST(TpuCollector, LabelsOverTheBoundAreSaidOnce) {
+  auto service = ServiceFromMocks("v4_single_device");
+  RuntimeMetricReading queues;
+  for (int i = 0; i < 100; ++i) {
+    tpu::MetricReading metric;
+    metric.attribute.string_value = "queue" + std::to_string(i);
+    metric.measure = 1.0;
+    queues.metrics.push_back(metric);
+  }
+  service->supported.push_back("hlo.queue.size.gauge");
+  service->answers.emplace("hlo.queue.size.gauge", queues);
+  Harness harness({service});
+  auto collector = harness.Make();
+  const auto out = Collect(*collector);
+  EXPECT_EQ(std::count_if(out.begin(), out.end(),
+                          [](const auto& kv) { return kv.first.starts_with("tpu.hloQueueSize."); }),
+            static_cast<long>(tpu::kMaxLabelsPerMetric));
+  Collect(*collector);
+  ASSERT_EQ(harness.warnings.size(), 1u);
+  EXPECT_NE(harness.warnings[0].find("36 labels left out"), std::string::npos) << harness.warnings[0];
+}
+
 TEST(TpuCollector, AnSdkThatCannotOpenLeavesTheService) {
   auto service = ServiceFromMocks("v4_single_device");
   Harness harness({service});
