@@ -11,22 +11,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/utf8.hpp"
+#include "core/wall_clock.hpp"
 
 namespace runmon::runlog {
 
 void SetTimestamp(double seconds, google::protobuf::Timestamp& timestamp) {
-  // protobuf's Timestamp range: 0001-01-01 to 9999-12-31; anything outside (or NaN) is not a real time.
-  constexpr double kEarliest = -62135596800.0, kLatest = 253402300799.0;
-  if (!std::isfinite(seconds)) seconds = 0;
-  seconds = std::clamp(seconds, kEarliest, kLatest);
-  auto whole = static_cast<int64_t>(std::floor(seconds));
-  auto nanos = static_cast<int64_t>(std::llround((seconds - static_cast<double>(whole)) * 1e9));
-  if (nanos >= 1'000'000'000) {
-    ++whole;
-    nanos -= 1'000'000'000;
-  }
-  timestamp.set_seconds(whole);
-  timestamp.set_nanos(static_cast<int32_t>(nanos));
+  const EpochTime time = SplitEpochSeconds(seconds);
+  timestamp.set_seconds(time.seconds);
+  timestamp.set_nanos(time.nanos);
 }
 
 wandb::Record MakeHeaderRecord(const std::string& producer) {
