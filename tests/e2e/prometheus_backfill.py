@@ -6,6 +6,7 @@ import calendar
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import time
@@ -15,8 +16,10 @@ import urllib.request
 
 from runmon_e2e import run
 
-PROMTOOL = "promtool"
-PROMETHEUS = "prometheus"
+PROMTOOL = shutil.which("promtool")
+PROMETHEUS = shutil.which("prometheus")
+if not PROMTOOL or not PROMETHEUS:
+    raise RuntimeError("promtool and prometheus are needed (scripts/install-deps.sh installs Debian's prometheus)")
 FAKE_NVML = os.environ.get("RUNMON_FAKE_NVML_FULL", "")
 SCENARIOS = os.environ.get("RUNMON_FAKE_NVML_SCENARIOS", "")
 
