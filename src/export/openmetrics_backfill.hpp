@@ -79,10 +79,10 @@ class OpenMetricsBackfill {
     double value;
   };
   struct Series {
-    size_t family;  // index into PrometheusMetrics()
-    std::string label_value;
+    size_t family = 0;  // index into PrometheusMetrics()
+    std::string label_value = {};
     uint64_t surveyed = 0;
-    std::vector<Point> points;
+    std::vector<Point> points = {};
   };
   struct Hash {
     using is_transparent = void;

@@ -138,9 +138,12 @@ TEST(OpenMetricsBackfill, CountersAreFamiliesWithoutTotalAndSamplesWithIt) {
   for (const std::string& line : lines) EXPECT_FALSE(line.starts_with("# TYPE runmon_disk_read_bytes_total"));
 }
 
-TEST(OpenMetricsBackfill, EveryCounterIsNamedTotalAndEveryUnitIsASuffix) {
+// The family name is the counter's without `_total`: every counter's name must have it.
+TEST(OpenMetricsBackfill, EveryCounterIsNamedTotal) {
   for (const PrometheusMetric& metric : PrometheusMetrics()) {
-    if (metric.type == PrometheusType::kCounter) EXPECT_TRUE(metric.name.ends_with("_total")) << metric.name;
+    if (metric.type == PrometheusType::kCounter) {
+      EXPECT_TRUE(metric.name.ends_with("_total")) << metric.name;
+    }
   }
 }
 
