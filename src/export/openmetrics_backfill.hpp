@@ -10,8 +10,8 @@
 // collects the values of a range of families (in catalog order) whose points fit `points_per_pass`, sorted
 // and written before the next reading. Memory is thus the points of one pass (16 bytes each; the default is
 // 4 Mi points, 64 MiB) plus one entry per series and per distinct key, whatever the run's length: a week at
-// the default 15 s interval with 8 GPUs (about 12 million values) takes four readings. One family bigger
-// than the budget gets a pass of its own (its points are all held then).
+// the default 15 s interval with 8 GPUs (11 million values) takes four readings, the survey and three
+// passes. One family bigger than the budget gets a pass of its own (its points are all held then).
 //
 // Odd cases: counters are named as OpenMetrics names them, the family without `_total` and its samples with
 // it; UNIT is written where the name ends in the unit, as OpenMetrics requires. Two values of a series at

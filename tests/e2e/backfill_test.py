@@ -82,7 +82,9 @@ class BackfillTest(unittest.TestCase):
     def test_the_dump_succeeds_and_ends_with_eof(self):
         result, path = self.dumps["gpu"]
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual(result.stderr, "")  # every key of a runmon run has a Prometheus name
+        # Nothing to report but, on a machine whose collectors give keys the catalog names no metric for, those.
+        for line in result.stderr.splitlines():
+            self.assertRegex(line, r"^runmon: left out \d+ values? of \d+ keys? without a Prometheus name")
         with open(path) as f:
             text = f.read()
         self.assertTrue(text.endswith("\n# EOF\n"))
