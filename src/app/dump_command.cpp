@@ -219,7 +219,7 @@ class Dumper {
     uint64_t untimed_records = 0;
     uint64_t not_numbers = 0;
     RecordReader survey(runlog::FileSource(fd_));
-    ReadOutcome outcome;
+    ReadOutcome outcome = ReadOutcome::kRecord;
     for (;;) {
       outcome = survey.Next();
       ReportDamage(survey);
@@ -252,7 +252,7 @@ class Dumper {
       RecordReader reader(runlog::FileSource(fd_));
       for (uint64_t read = 0; read < records; ++read) {
         if (reader.Next() != ReadOutcome::kRecord) {
-          Warn(fmt::format("{}: the log changed while it was read: {} records at first, {} now", path_,
+          Warn(fmt::format("{}: the log changed while it was read: {} records at first, only {} later", path_,
                            records, read));
           return 1;
         }

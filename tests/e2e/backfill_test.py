@@ -2,9 +2,9 @@
 fake NVML (GPU series) and a written log with a job identity and hostile label values are dumped,
 backfilled with `promtool tsdb create-blocks-from openmetrics` and served by Prometheus on 127.0.0.1; every
 value in the log that has a Prometheus name must be there, at its time, in base units, with the run's
-labels (count_over_time per metric, and every raw sample of the run). Also: damage in the log (reported,
-exit status 1, the rest still loads), keys without a name counted on stderr, output errors (a full disk, a
-closed pipe) and usage errors."""
+labels (count_over_time per metric, and every raw sample of the run). Also: a run still being recorded,
+damage in the log (reported, exit status 1, the rest still loads), keys without a name counted on stderr,
+output errors (a full disk, a closed pipe) and usage errors."""
 import os
 import shutil
 import subprocess
@@ -163,6 +163,31 @@ class BackfillTest(unittest.TestCase):
         blocks = os.path.join(self.tmp.name, "damaged-blocks")
         pb.create_blocks(out, blocks)
         self.assertTrue(os.listdir(blocks))
+
+    def test_a_live_run_is_dumped_as_far_as_its_log_goes(self):
+        directory = os.path.join(self.tmp.name, "live")
+        writer = subprocess.Popen([RUNMON, "run", "--interval", "0.1", "--dir", directory, "--id", "live01", "--",
+                                   "sleep", "30"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            out = os.path.join(self.tmp.name, "live.om")
+            deadline = time.monotonic() + 30
+            while True:
+                self.assertLess(time.monotonic(), deadline, "the live run wrote no values")
+                time.sleep(0.3)
+                if not os.path.isdir(directory):
+                    continue
+                result = pb.dump_openmetrics(directory, out)
+                with open(out) as f:
+                    text = f.read()
+                if "runmon_host_cpu_ratio{" in text:
+                    break
+            self.assertEqual(writer.poll(), None)  # still recording
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertTrue(text.endswith("\n# EOF\n"))
+            pb.create_blocks(out, os.path.join(self.tmp.name, "live-blocks"))
+        finally:
+            writer.terminate()
+            writer.wait(timeout=30)
 
     def test_not_a_log(self):
         path = os.path.join(self.tmp.name, "notes.txt")
