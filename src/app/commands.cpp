@@ -203,15 +203,19 @@ int RunCommandLine(int argc, char** argv) {
   run->footer("Exits with CMD's status (128 + the signal when it was killed); 127 when CMD does not exist.");
 
   DumpOptions dump_options;
-  auto* dump = app.add_subcommand("dump", "Print a run log's records as JSON lines, or its metrics as CSV");
+  auto* dump = app.add_subcommand(
+      "dump",
+      "Print a run log's records as JSON lines, or its metrics as CSV or as OpenMetrics for backfill");
   dump->add_option("path", dump_options.path, "A .wandb file, a run directory or a directory of runs")
       ->required()
       ->type_name("FILE|RUNDIR");
   dump->add_flag("--follow,-f", dump_options.follow,
                  "Keep printing as the log grows, until the run's exit record");
   dump->add_option("--format", dump_options.format,
-                   "jsonl (every record) or csv (the metrics, a column per key)")
-      ->type_name("jsonl|csv");
+                   "jsonl (every record), csv (the metrics, a column per key) or openmetrics (the metrics "
+                   "under their Prometheus names, with timestamps, for promtool tsdb create-blocks-from "
+                   "openmetrics)")
+      ->type_name("jsonl|csv|openmetrics");
 
   LeetOptions leet_options;
   auto* leet = app.add_subcommand("leet", "Browse runs in the terminal: live charts of a run's metrics");

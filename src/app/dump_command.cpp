@@ -1,7 +1,11 @@
 // `runmon dump` (see dump_command.hpp). CSV needs its columns before its rows, so it reads the log twice:
 // once for the keys (in order of first appearance), once for the rows. When following, a key that shows
-// up later starts a new header line with the longer column list. What the file is, and whether its run is
-// still running (so following goes on), is runlog::JudgeRun's verdict, as in leet and the dashboard.
+// up later starts a new header line with the longer column list. OpenMetrics needs each family's values
+// together, so it reads the log once for the run's labels and a count of each series' values, then again
+// per range of families that fits the backfill's memory (export/openmetrics_backfill.hpp); each later
+// reading stops at the records the first one found, so a live run is dumped as it was then. What the file
+// is, and whether its run is still running (so following goes on), is runlog::JudgeRun's verdict, as in
+// leet and the dashboard.
 #include "app/dump_command.hpp"
 
 #include <poll.h>
@@ -23,6 +27,7 @@
 #include "app/cli_common.hpp"
 #include "app/output.hpp"
 #include "core/wall_clock.hpp"
+#include "export/openmetrics_backfill.hpp"
 #include "runlog/record_reader.hpp"
 #include "runlog/run_directory.hpp"
 #include "runlog/run_state.hpp"
@@ -113,12 +118,27 @@ std::string FormatSeconds(double seconds) {
   return fmt::format("{}", std::round(seconds * 1e6) / 1e6);
 }
 
+// A stats record's time in milliseconds, rounded; nullopt without one or outside protobuf's Timestamp range
+// (years 1 to 9999), which a damaged or hostile log can hold.
+std::optional<int64_t> TimestampMilliseconds(const runmon::wandb::StatsRecord& stats) {
+  if (!stats.has_timestamp()) return std::nullopt;
+  const auto& timestamp = stats.timestamp();
+  constexpr int64_t kMinSeconds = -62135596800;  // 0001-01-01T00:00:00Z
+  constexpr int64_t kMaxSeconds = 253402300799;  // 9999-12-31T23:59:59Z
+  if (timestamp.seconds() < kMinSeconds || timestamp.seconds() > kMaxSeconds || timestamp.nanos() < 0 ||
+      timestamp.nanos() > 999999999) {
+    return std::nullopt;
+  }
+  return timestamp.seconds() * 1000 + (timestamp.nanos() + 500000) / 1000000;
+}
+
 class Dumper {
  public:
   Dumper(const DumpOptions& options, std::string path, int fd)
       : options_(options), path_(std::move(path)), fd_(fd) {}
 
   int Run() {
+    if (options_.format == "openmetrics") return RunOpenMetrics();
     if (options_.format == "csv") {
       // First pass: the columns.
       RecordReader keys(runlog::FileSource(fd_));
@@ -160,12 +180,7 @@ class Dumper {
         }
       }
       if (verdict.state == runlog::RunState::kNotARunLog) return Refuse(verdict);
-      if (outcome == ReadOutcome::kIncomplete) {
-        Warn(fmt::format("{}: ends inside a record: {} bytes at offset {} are incomplete ({})", path_,
-                         reader.log().incomplete_bytes(), reader.log().position(),
-                         verdict.state == runlog::RunState::kRunning ? "the writer is still writing"
-                                                                     : "the writer stopped part way"));
-      }
+      if (outcome == ReadOutcome::kIncomplete) WarnIncomplete(reader, verdict);
       break;
     }
     ReportDamage(reader, true);
@@ -187,6 +202,125 @@ class Dumper {
     output_.Flush();
     Warn(fmt::format("{}: {}", path_, verdict.reason));
     return 1;
+  }
+
+  void WarnIncomplete(const RecordReader& reader, const runlog::RunVerdict& verdict) const {
+    Warn(fmt::format("{}: ends inside a record: {} bytes at offset {} are incomplete ({})", path_,
+                     reader.log().incomplete_bytes(), reader.log().position(),
+                     verdict.state == runlog::RunState::kRunning ? "the writer is still writing"
+                                                                 : "the writer stopped part way"));
+  }
+
+  // --format openmetrics: the survey (labels, damage, each series' count), then the backfill's passes.
+  int RunOpenMetrics() {
+    OpenMetricsBackfill backfill(options_.openmetrics_points_per_pass);
+    BackfillLabels labels;
+    uint64_t records = 0;
+    uint64_t untimed_records = 0;
+    uint64_t not_numbers = 0;
+    RecordReader survey(runlog::FileSource(fd_));
+    ReadOutcome outcome = ReadOutcome::kRecord;
+    for (;;) {
+      outcome = survey.Next();
+      ReportDamage(survey);
+      if (outcome != ReadOutcome::kRecord) break;
+      ++records;
+      const auto& record = survey.record();
+      progress_.Note(record);
+      NoteLabels(record, labels);
+      if (!record.has_stats()) continue;
+      if (!TimestampMilliseconds(record.stats())) {
+        ++untimed_records;
+        continue;
+      }
+      for (const auto& item : record.stats().item()) {
+        if (runlog::ParseJsonNumber(item.value_json())) {
+          backfill.Survey(item.key());
+        } else {
+          ++not_numbers;
+        }
+      }
+    }
+    const runlog::RunVerdict verdict = Judge(survey, outcome);
+    if (verdict.state == runlog::RunState::kNotARunLog) return Refuse(verdict);
+    if (outcome == ReadOutcome::kIncomplete) WarnIncomplete(survey, verdict);
+    ReportDamage(survey, true);
+
+    const auto write = [this](std::string_view text) { return output_.Write(text); };
+    const size_t passes = backfill.Plan();
+    for (size_t pass = 0; pass < passes && !output_.failed(); ++pass) {
+      RecordReader reader(runlog::FileSource(fd_));
+      for (uint64_t read = 0; read < records; ++read) {
+        if (reader.Next() != ReadOutcome::kRecord) {
+          Warn(fmt::format("{}: the log changed while it was read: {} records at first, only {} later", path_,
+                           records, read));
+          return 1;
+        }
+        if (!reader.record().has_stats()) continue;
+        const auto& stats = reader.record().stats();
+        const auto timestamp_ms = TimestampMilliseconds(stats);
+        if (!timestamp_ms) continue;
+        for (const auto& item : stats.item()) {
+          if (auto value = runlog::ParseJsonNumber(item.value_json())) {
+            backfill.Collect(pass, *timestamp_ms, item.key(), *value);
+          }
+        }
+      }
+      backfill.WritePass(pass, labels, write);
+    }
+    if (!output_.failed()) backfill.WriteEnd(write);
+    output_.Flush();
+    // A cut-off backfill is not one (no `# EOF`): a closed pipe is an error here too.
+    if (output_.failed()) {
+      Warn(fmt::format("writing the output failed: {}", std::strerror(output_.error())));
+      return 1;
+    }
+    ReportLeftOut(backfill, untimed_records, not_numbers);
+    return damaged_ ? 1 : 0;
+  }
+
+  // The run record's host and id, the environment records' job identity (merged as W&B merges them: a
+  // later record's field replaces an earlier one's).
+  static void NoteLabels(const runmon::wandb::Record& record, BackfillLabels& labels) {
+    if (record.has_run()) {
+      labels.host = record.run().host();
+      labels.run_id = record.run().run_id();
+    }
+    if (record.has_environment() && record.environment().has_job()) {
+      const auto& job = record.environment().job();
+      if (!job.job_id().empty()) labels.job_id = job.job_id();
+      if (!job.node_rank().empty()) labels.node_rank = job.node_rank();
+    }
+  }
+
+  static void ReportLeftOut(const OpenMetricsBackfill& backfill, uint64_t untimed_records,
+                            uint64_t not_numbers) {
+    const auto counted = [](uint64_t count, std::string_view one, std::string_view many) {
+      return fmt::format("{} {}", count, count == 1 ? one : many);
+    };
+    const BackfillCounts& counts = backfill.counts();
+    if (counts.unexported_keys > 0) {
+      std::string examples;
+      for (const std::string& key : backfill.unexported_examples()) {
+        if (!examples.empty()) examples += ", ";
+        AppendJsonString(examples, key);
+      }
+      if (counts.unexported_keys > backfill.unexported_examples().size()) examples += ", ...";
+      Warn(fmt::format("left out {} of {} without a Prometheus name ({})",
+                       counted(counts.unexported_values, "value", "values"),
+                       counted(counts.unexported_keys, "key", "keys"), examples));
+    }
+    if (not_numbers > 0) {
+      Warn("left out " + counted(not_numbers, "value that is not a number", "values that are not numbers"));
+    }
+    if (untimed_records > 0) {
+      Warn(fmt::format("left out {} without a valid time",
+                       counted(untimed_records, "stats record", "stats records")));
+    }
+    if (counts.duplicates > 0) {
+      Warn(fmt::format("left out {} their series' millisecond with a later one",
+                       counted(counts.duplicates, "value that shares", "values that share")));
+    }
   }
 
   bool FileRemoved() const {
@@ -267,8 +401,14 @@ class Dumper {
 }  // namespace
 
 int RunDumpCommand(const DumpOptions& options) {
-  if (options.format != "jsonl" && options.format != "csv") {
-    Warn(fmt::format("--format: '{}' is not jsonl or csv", options.format));
+  if (options.format != "jsonl" && options.format != "csv" && options.format != "openmetrics") {
+    Warn(fmt::format("--format: '{}' is not jsonl, csv or openmetrics", options.format));
+    return 2;
+  }
+  if (options.follow && options.format == "openmetrics") {
+    Warn(
+        "--follow: openmetrics writes each metric's values together, so it needs the run as it is now; "
+        "dump without --follow");
     return 2;
   }
   auto log = runlog::FindRunLog(options.path);

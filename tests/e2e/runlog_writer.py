@@ -45,9 +45,22 @@ def header_record(producer):
     return _field(21, _field(1, _field(1, producer.encode())))
 
 
-def run_record(run_id, name, start_time):
-    run = _field(1, run_id.encode()) + _field(8, name.encode()) + _field(17, _timestamp(start_time))
+def run_record(run_id, name, start_time, host=None):
+    run = _field(1, run_id.encode()) + _field(8, name.encode())
+    if host is not None:
+        run += _field(13, host.encode())
+    run += _field(17, _timestamp(start_time))
     return _field(17, run)
+
+
+def environment_record(job_id=None, node_rank=None):
+    """An environment record holding only runmon's job identity (field 150: job_id 1, node_rank 2)."""
+    job = b""
+    if job_id is not None:
+        job += _field(1, job_id.encode())
+    if node_rank is not None:
+        job += _field(2, node_rank.encode())
+    return _field(26, _field(150, job))
 
 
 def stats_record(time, items):
