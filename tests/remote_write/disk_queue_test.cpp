@@ -253,7 +253,9 @@ TEST(DiskQueue, AcknowledgedRecordsAreNotCountedAsDropped) {
   for (int i = 0; i < 200; ++i) {
     AppendNext(*queue);
     // The sender keeps up to ten records behind.
-    if (queue->last_sequence() > 10) ASSERT_TRUE(queue->Ack(queue->last_sequence() - 10));
+    if (queue->last_sequence() > 10) {
+      ASSERT_TRUE(queue->Ack(queue->last_sequence() - 10));
+    }
   }
   EXPECT_EQ(queue->counts().dropped_records, 0u);
   EXPECT_EQ(queue->counts().pending_records, 10u);

@@ -96,7 +96,9 @@ TEST(QueueFormat, EveryCutIsATornTailOfOneRecordAtMost) {
     const bool at_boundary = cut == RecordOffset(whole);
     EXPECT_EQ(scan->torn_tail, cut > kSegmentHeaderSize && !at_boundary) << cut;
     EXPECT_EQ(scan->damaged_records, scan->torn_tail ? 1u : 0u) << cut;
-    if (scan->header_ok) EXPECT_EQ(scan->good_end, RecordOffset(whole)) << cut;
+    if (scan->header_ok) {
+      EXPECT_EQ(scan->good_end, RecordOffset(whole)) << cut;
+    }
   }
 }
 
