@@ -1,4 +1,5 @@
-// The remote-write queue's files (contract in disk_queue.hpp, byte formats in queue_format.hpp).
+// The remote-write queue's files (contract in disk_queue.hpp, byte formats in queue_format.hpp; what Open
+// recovers in disk_queue_recovery.cpp).
 //
 // The directory holds `lock` (flocked while a queue is open), `cursor` (written to `cursor.tmp`, then
 // renamed over it) and the segments `<first sequence, 20 digits>.seg`. The last segment is the active one:
@@ -20,25 +21,15 @@
 // acknowledged and deleted again, or sent when they were dropped): neither loses a record, so the
 // directory is not fsynced after a deletion either.
 //
-// Open scans every segment (mmap, ScanSegment), keeps an index of the good records (sequence -> segment,
-// offset, length, samples, timestamp) and cuts a torn tail off the last segment so appends continue on a
-// record boundary. Records a damaged region cost are counted as damaged; a segment in which nothing checks
-// out is deleted. A cursor that is damaged (or missing while segments exist) is replaced by one at the
-// oldest record, and said so (counts().cursor_lost, open_notes()). The next sequence is one past the
-// highest of the last record, the cursor and an empty active segment's name, so a sequence is never
-// handed out twice for records that may have been sent.
-//
 // Read plans under the lock (the index gives every record's place) and reads without it: one preadv(2) per
 // run of adjacent records, straight into the records returned, each checked again (header, sequence and
-// CRC) before it is returned. A
-// record that no longer checks out is taken out of the index and counted as damaged. Segments are shared
-// with the reads through their descriptors, so a segment the appender deletes meanwhile stays readable.
+// CRC) before it is returned. A record that no longer checks out is taken out of the index and counted as
+// damaged. Segments are shared with the reads through their descriptors, so a segment the appender
+// deletes meanwhile stays readable.
 #include "remote_write/disk_queue.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -46,59 +37,21 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <deque>
 #include <mutex>
-#include <optional>
-#include <system_error>
 
 #include <fmt/format.h>
 
+#include "remote_write/disk_queue_state.hpp"
 #include "remote_write/queue_format.hpp"
 
 namespace runmon::remote_write {
 namespace fs = std::filesystem;
 
-namespace {
-
-constexpr std::string_view kLockName = "lock";
-constexpr std::string_view kCursorName = "cursor";
-constexpr std::string_view kCursorTemporaryName = "cursor.tmp";
-
 std::string ErrnoText(int error) {
   return std::strerror(error);
 }
 
-// A segment's descriptor, shared by the queue and the reads in progress.
-class OpenFile {
- public:
-  explicit OpenFile(int fd) : fd_(fd) {}
-  ~OpenFile() { ::close(fd_); }
-  OpenFile(const OpenFile&) = delete;
-  OpenFile& operator=(const OpenFile&) = delete;
-  int fd() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-struct IndexEntry {
-  uint64_t sequence = 0;
-  uint64_t offset = 0;
-  uint32_t payload_bytes = 0;
-  uint32_t samples = 0;
-  int64_t timestamp_ms = 0;
-
-  uint64_t frame_bytes() const { return kRecordHeaderSize + payload_bytes; }
-};
-
-struct Segment {
-  uint64_t first_sequence = 0;
-  fs::path path;
-  std::shared_ptr<const OpenFile> file;
-  uint64_t size_bytes = 0;
-  bool appendable = false;  // the active segment, ending on a record boundary
-  std::vector<IndexEntry> entries;
-};
+namespace {
 
 // Writes all of `bytes` at `offset`; `written` says how much got there when it fails.
 Status WriteAt(int fd, std::string_view bytes, uint64_t offset, size_t& written) {
@@ -114,24 +67,6 @@ Status WriteAt(int fd, std::string_view bytes, uint64_t offset, size_t& written)
       return Error{ErrnoText(n < 0 ? errno : ENOSPC)};
     }
   }
-  return OkStatus();
-}
-
-// Reads `size` bytes at `offset` into `out`; fewer when the file ends first.
-Status ReadAt(int fd, uint64_t offset, size_t size, std::string& out) {
-  out.resize(size);
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::pread(fd, out.data() + done, size - done, static_cast<off_t>(offset + done));
-    if (n > 0) {
-      done += static_cast<size_t>(n);
-    } else if (n == 0) {
-      break;
-    } else if (errno != EINTR) {
-      return Error{ErrnoText(errno)};
-    }
-  }
-  out.resize(done);
   return OkStatus();
 }
 
@@ -163,68 +98,7 @@ Result<uint64_t> ReadParts(int fd, uint64_t offset, std::vector<iovec>& parts) {
   return total;
 }
 
-// The cursor file's bytes; nullopt when there is none. At most one byte more than a cursor is read.
-Result<std::optional<std::string>> ReadCursorFile(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return std::optional<std::string>();
-    return Error{fmt::format("cannot open {}: {}", path.string(), ErrnoText(errno))};
-  }
-  std::string bytes;
-  const Status status = ReadAt(fd, 0, kCursorSize + 1, bytes);
-  ::close(fd);
-  if (!status) return Error{fmt::format("cannot read {}: {}", path.string(), status.error())};
-  return std::optional<std::string>(std::move(bytes));
-}
-
-struct MappedFile {
-  const char* data = nullptr;
-  size_t size = 0;
-  MappedFile() = default;
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile() {
-    if (data != nullptr) ::munmap(const_cast<char*>(data), size);
-  }
-};
-
 }  // namespace
-
-struct DiskQueue::Impl {
-  fs::path directory;
-  QueueOptions options;
-  int lock_fd = -1;
-
-  mutable std::mutex mutex;
-  std::deque<Segment> segments;  // oldest first; only the last may hold no record
-  QueueCursor cursor;
-  uint64_t next_sequence = 1;
-  uint64_t total_bytes = 0;
-  uint64_t pending_records = 0;
-  uint64_t pending_samples = 0;
-  uint64_t dropped_records = 0;
-  uint64_t dropped_samples = 0;
-  uint64_t damaged_records = 0;
-  bool cursor_lost = false;
-  std::vector<std::string> notes;
-  std::string frame;  // the record being appended
-
-  ~Impl() {
-    if (lock_fd >= 0) ::close(lock_fd);
-  }
-
-  Status Lock();
-  Status Recover();
-  Status WriteCursor(const QueueCursor& next);
-  Status CreateSegment(uint64_t first_sequence);
-  bool DeleteOldest(bool count_as_dropped, std::string& error);
-  Status DeleteAcknowledged();
-  void KeepBound();
-  void Forget(const IndexEntry& entry);
-  // The first record after `after`: its segment and index there; nullopt when none follows.
-  std::optional<std::pair<size_t, size_t>> FindAfter(uint64_t after) const;
-  void MarkDamaged(uint64_t sequence);
-};
 
 Status DiskQueue::Impl::Lock() {
   const fs::path path = directory / kLockName;
@@ -255,145 +129,6 @@ Status DiskQueue::Impl::WriteCursor(const QueueCursor& next) {
     return Error{fmt::format("cannot write {}: {}", path.string(), status.error())};
   }
   cursor = next;
-  return OkStatus();
-}
-
-Status DiskQueue::Impl::Recover() {
-  ::unlink((directory / kCursorTemporaryName).c_str());
-
-  std::optional<CursorFields> stored_cursor;
-  bool cursor_file_present = false;
-  if (auto bytes = ReadCursorFile(directory / kCursorName); !bytes) {
-    notes.push_back(bytes.error());
-    cursor_file_present = true;
-  } else if (bytes->has_value()) {
-    cursor_file_present = true;
-    if (auto decoded = DecodeCursor(**bytes); decoded) {
-      stored_cursor = *decoded;
-    } else {
-      notes.push_back(fmt::format("{}: {}", (directory / kCursorName).string(), decoded.error()));
-    }
-  }
-
-  std::vector<std::pair<uint64_t, fs::path>> files;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(directory, error)) {
-    const auto sequence = ParseSegmentFileName(entry.path().filename().string());
-    std::error_code type_error;
-    if (sequence && entry.is_regular_file(type_error)) files.emplace_back(*sequence, entry.path());
-  }
-  if (error) return Error{fmt::format("cannot list {}: {}", directory.string(), error.message())};
-  std::sort(files.begin(), files.end());
-
-  uint64_t last_record = 0;
-  for (size_t i = 0; i < files.size(); ++i) {
-    const auto& [first_sequence, path] = files[i];
-    const bool last_file = i + 1 == files.size();
-    const int fd = ::open(path.c_str(), (last_file ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-    if (fd < 0) return Error{fmt::format("cannot open {}: {}", path.string(), ErrnoText(errno))};
-    auto file = std::make_shared<const OpenFile>(fd);
-    struct stat info {};
-    if (::fstat(fd, &info) != 0)
-      return Error{fmt::format("cannot stat {}: {}", path.string(), ErrnoText(errno))};
-    Result<SegmentScan> scan = SegmentScan{};
-    {
-      MappedFile mapped;
-      if (info.st_size > 0) {
-        void* data = ::mmap(nullptr, static_cast<size_t>(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-        if (data == MAP_FAILED)
-          return Error{fmt::format("cannot map {}: {}", path.string(), ErrnoText(errno))};
-        mapped.data = static_cast<const char*>(data);
-        mapped.size = static_cast<size_t>(info.st_size);
-      }
-      scan = ScanSegment(std::string_view(mapped.data, mapped.size), first_sequence, last_record);
-    }
-    if (!scan) return Error{fmt::format("{}: {}", path.string(), scan.error())};
-    damaged_records += scan->damaged_records;
-    const std::string name = path.filename().string();
-    if (!scan->problem.empty()) {
-      notes.push_back(fmt::format("{}: {} ({} damaged records)", name, scan->problem, scan->damaged_records));
-    }
-    // A segment with nothing readable holds nothing to keep (an empty one before the last is one whose
-    // first append failed; the last one may stay as the active segment).
-    if (scan->records.empty() && (!scan->header_ok || !last_file)) {
-      if (::unlink(path.c_str()) != 0) {
-        return Error{fmt::format("cannot delete {}: {}", path.string(), ErrnoText(errno))};
-      }
-      if (info.st_size > static_cast<off_t>(kSegmentHeaderSize)) {
-        notes.push_back(fmt::format("{}: deleted, no record in it checks out", name));
-      }
-      continue;
-    }
-    uint64_t size = static_cast<uint64_t>(info.st_size);
-    bool appendable = last_file && scan->header_ok;
-    if (appendable && scan->good_end < size) {
-      if (::ftruncate(fd, static_cast<off_t>(scan->good_end)) == 0) {
-        notes.push_back(fmt::format("{}: cut a torn tail of {} bytes at offset {}", name,
-                                    size - scan->good_end, scan->good_end));
-        size = scan->good_end;
-      } else {
-        notes.push_back(fmt::format("{}: cannot cut the torn tail at offset {}: {}", name, scan->good_end,
-                                    ErrnoText(errno)));
-        appendable = false;
-      }
-    }
-    Segment segment{.first_sequence = first_sequence,
-                    .path = path,
-                    .file = std::move(file),
-                    .size_bytes = size,
-                    .appendable = appendable,
-                    .entries = {}};
-    segment.entries.reserve(scan->records.size());
-    for (const ScannedRecord& record : scan->records) {
-      segment.entries.push_back({.sequence = record.sequence,
-                                 .offset = record.offset,
-                                 .payload_bytes = record.payload_bytes,
-                                 .samples = record.samples,
-                                 .timestamp_ms = record.timestamp_ms});
-    }
-    if (!segment.entries.empty()) last_record = segment.entries.back().sequence;
-    total_bytes += size;
-    segments.push_back(std::move(segment));
-  }
-
-  uint64_t highest = last_record;
-  if (!segments.empty() && segments.back().entries.empty()) {
-    highest = std::max(highest, segments.back().first_sequence - 1);
-  }
-  if (stored_cursor) {
-    cursor = {.acked = stored_cursor->acked, .inflight_end = stored_cursor->inflight_end};
-    next_sequence = std::max(highest, cursor.inflight_end) + 1;
-  } else {
-    next_sequence = highest + 1;
-    const auto first = FindAfter(0);
-    const uint64_t oldest = first ? segments[first->first].entries[first->second].sequence : next_sequence;
-    cursor_lost = cursor_file_present || !segments.empty();
-    if (cursor_lost) {
-      notes.push_back(fmt::format("the cursor was {}: every record from {} on is taken as pending",
-                                  cursor_file_present ? "damaged" : "missing", oldest));
-    }
-    if (auto status = WriteCursor({.acked = oldest - 1, .inflight_end = oldest - 1}); !status) return status;
-  }
-  // An empty active segment whose name is not the next sequence holds nothing: the next append starts one.
-  if (!segments.empty() && segments.back().entries.empty() &&
-      segments.back().first_sequence != next_sequence) {
-    if (::unlink(segments.back().path.c_str()) != 0) {
-      return Error{fmt::format("cannot delete {}: {}", segments.back().path.string(), ErrnoText(errno))};
-    }
-    total_bytes -= segments.back().size_bytes;
-    segments.pop_back();
-  }
-
-  for (const Segment& segment : segments) {
-    for (const IndexEntry& entry : segment.entries) {
-      if (entry.sequence > cursor.acked) {
-        ++pending_records;
-        pending_samples += entry.samples;
-      }
-    }
-  }
-  if (auto status = DeleteAcknowledged(); !status) return status;
-  KeepBound();
   return OkStatus();
 }
 
