@@ -1,7 +1,7 @@
-// A misbehaving HTTP/1.1 server for the scraping tests, on raw sockets so a test controls every byte: it
-// listens on 127.0.0.1 (port chosen by the kernel), reads each request's head, records it and hands it to the
-// test's handler, which writes whatever it likes (a good response, garbage, a body dribbled a byte at a time,
-// a gigabyte) through Connection. Keep-alive is supported, so connection reuse can be checked.
+// A misbehaving HTTP/1.1 server for the scraping and pushing tests, on raw sockets so a test controls every
+// byte: it listens on 127.0.0.1 (port chosen by the kernel), reads each request's head, records it and hands
+// it to the test's handler, which writes whatever it likes (a good response, garbage, a body dribbled a byte
+// at a time, a gigabyte) through Connection. Keep-alive is supported, so connection reuse can be checked.
 #pragma once
 
 #include <atomic>
@@ -24,6 +24,7 @@ struct HttpRequest {
   std::string target;  // "/metrics", or an absolute URL when the client talks to a proxy
   std::vector<std::pair<std::string, std::string>> headers;
   size_t connection = 0;  // 1-based number of the connection it came on
+  std::string body;       // as long as its Content-Length said (a POST's)
 
   // The first header of that name (any case), or nullptr.
   const std::string* Header(std::string_view name) const;

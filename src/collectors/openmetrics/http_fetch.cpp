@@ -16,8 +16,8 @@
 
 #include <fmt/format.h>
 
-#include "collectors/openmetrics/curl_library.hpp"
 #include "core/utf8.hpp"
+#include "http_client/curl_library.hpp"
 
 namespace runmon::openmetrics {
 namespace {
@@ -98,7 +98,7 @@ struct HttpFetcher::Impl {
   std::string url;
   std::string shown_url;  // password redacted
   FetchOptions options;
-  const CurlLibrary* libcurl = nullptr;  // loaded on the first fetcher's setup
+  const http::CurlLibrary* libcurl = nullptr;  // loaded on the first fetcher's setup
   CURL* curl = nullptr;
   curl_slist* headers = nullptr;
   std::string no_proxy;
@@ -142,36 +142,24 @@ struct HttpFetcher::Impl {
   }
 
   void Setup(const std::vector<OpenMetricsHeader>& extra_headers) {
-    auto library = SharedCurlLibrary();
-    if (!library) {
-      setup_error = library.error();
+    auto handle = http::NewCurlHandle(url, options.max_redirects, error_buffer);
+    if (!handle) {
+      setup_error = handle.error();
       return;
     }
-    libcurl = *library;
-    curl = libcurl->easy_init();
-    if (curl == nullptr) {
-      setup_error = "libcurl could not create a handle";
-      return;
-    }
+    libcurl = handle->library;
+    curl = handle->handle;
     bool have_accept = false;
     for (const OpenMetricsHeader& header : extra_headers) {
       if (AsciiLowercase(header.name) == "accept") {
         have_accept = true;
       }
-      // "Name:" with nothing after it would make libcurl remove the header; "Name;" sends it empty.
-      const std::string line = header.value.empty() ? header.name + ";" : header.name + ": " + header.value;
-      headers = libcurl->slist_append(headers, line.c_str());
+      headers = libcurl->slist_append(headers, http::CurlHeaderLine(header.name, header.value).c_str());
     }
     if (!have_accept)
       headers = libcurl->slist_append(headers, fmt::format("Accept: {}", kAcceptHeader).c_str());
 
-    libcurl->easy_setopt(curl, CURLOPT_URL, url.c_str());
-    libcurl->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     libcurl->easy_setopt(curl, CURLOPT_HTTPGET, 1L);
-    libcurl->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    libcurl->easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    libcurl->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-    libcurl->easy_setopt(curl, CURLOPT_MAXREDIRS, options.max_redirects);
     libcurl->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     libcurl->easy_setopt(curl, CURLOPT_USERAGENT, "runmon (OpenMetrics scraper)");
     libcurl->easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode
@@ -179,7 +167,6 @@ struct HttpFetcher::Impl {
     libcurl->easy_setopt(curl, CURLOPT_WRITEDATA, this);
     libcurl->easy_setopt(curl, CURLOPT_HEADERFUNCTION, &Impl::Header);
     libcurl->easy_setopt(curl, CURLOPT_HEADERDATA, this);
-    libcurl->easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
     libcurl->easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,
                          static_cast<curl_off_t>(options.max_response_bytes));
     libcurl->easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, options.low_speed_limit_bytes_per_second);

@@ -21,8 +21,9 @@
 //    all_proxy and no_proxy (what W&B's Go client does), kUrl one given proxy; loopback hosts (localhost,
 //    127.0.0.0/8, ::1) never go through a proxy.
 //  - One CURL handle per fetcher, reused, so the connection is kept alive between ticks. libcurl is loaded
-//    (curl_library.hpp) and initialised once per process, when the first fetcher is made; when it cannot be
-//    loaded every Fetch fails with the reason. No signals (CURLOPT_NOSIGNAL): lanes are threads.
+//    (src/http_client/curl_library.hpp) and initialised once per process, when the first fetcher is made;
+//    when it cannot be loaded every Fetch fails with the reason. No signals (CURLOPT_NOSIGNAL): lanes are
+//    threads.
 //  - Accept asks for the Prometheus text format 0.0.4 first and OpenMetrics 1.0 second: with 0.0.4 a
 //    client library names a counter as its author did, which is what W&B (which sends no preference) keys.
 #pragma once

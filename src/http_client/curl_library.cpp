@@ -1,6 +1,6 @@
 // Loads libcurl with dlopen on first use (see curl_library.hpp). The handle is never closed: libcurl keeps
 // global state (its initialisation, OpenSSL's) for the whole process once a transfer has run.
-#include "collectors/openmetrics/curl_library.hpp"
+#include "http_client/curl_library.hpp"
 
 #include <dlfcn.h>
 
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-namespace runmon::openmetrics {
+namespace runmon::http {
 namespace {
 
 template <typename Function>
@@ -69,4 +69,23 @@ Result<const CurlLibrary*> SharedCurlLibrary() {
   return &**loaded;
 }
 
-}  // namespace runmon::openmetrics
+Result<CurlHandle> NewCurlHandle(const std::string& url, long max_redirects, char* error_buffer) {
+  auto library = SharedCurlLibrary();
+  if (!library) return Error{library.error()};
+  CurlHandle made{.library = *library, .handle = (*library)->easy_init()};
+  if (made.handle == nullptr) return Error{"libcurl could not create a handle"};
+  made.library->easy_setopt(made.handle, CURLOPT_URL, url.c_str());
+  made.library->easy_setopt(made.handle, CURLOPT_NOSIGNAL, 1L);
+  made.library->easy_setopt(made.handle, CURLOPT_PROTOCOLS_STR, "http,https");
+  made.library->easy_setopt(made.handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  made.library->easy_setopt(made.handle, CURLOPT_FOLLOWLOCATION, 1L);
+  made.library->easy_setopt(made.handle, CURLOPT_MAXREDIRS, max_redirects);
+  made.library->easy_setopt(made.handle, CURLOPT_ERRORBUFFER, error_buffer);
+  return made;
+}
+
+std::string CurlHeaderLine(std::string_view name, std::string_view value) {
+  return value.empty() ? fmt::format("{};", name) : fmt::format("{}: {}", name, value);
+}
+
+}  // namespace runmon::http

@@ -1,10 +1,10 @@
-// libcurl loaded at run time (collectors/openmetrics/curl_library.hpp): the installed library loads with
+// libcurl loaded at run time (http_client/curl_library.hpp): the installed library loads with
 // every function, and a missing file or a library that is not libcurl is refused with words naming the file.
-#include "collectors/openmetrics/curl_library.hpp"
+#include "http_client/curl_library.hpp"
 
 #include <gtest/gtest.h>
 
-namespace runmon::openmetrics {
+namespace runmon::http {
 namespace {
 
 TEST(CurlLibrary, TheInstalledLibraryLoadsWithEveryFunction) {
@@ -50,4 +50,4 @@ TEST(CurlLibrary, NoNamesIsAnError) {
 }
 
 }  // namespace
-}  // namespace runmon::openmetrics
+}  // namespace runmon::http
