@@ -2,11 +2,9 @@
 // parameters (any bytes, repeated names, no value) and given to the runs list, a run's description, chart
 // data and CSV over a small logdir made once (two runs with system and logged metrics). Checks: every answer
 // is 200, 400 or 404; JSON answers parse as JSON; a chart answer stays under 200 KB; an error has a message.
-#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -15,6 +13,7 @@
 #include "fuzz_check.hpp"
 #include "runlog/log_writer.hpp"
 #include "runlog/records.hpp"
+#include "serve_fuzz_store.hpp"
 #include "web/api.hpp"
 
 namespace {
@@ -48,30 +47,10 @@ void WriteRun(const std::filesystem::path& log, const std::string& id, int sampl
 }
 
 runmon::web::RunStore& Store() {
-  static runmon::web::RunStore* store = [] {
-    const auto dir =
-        std::filesystem::temp_directory_path() / ("runmon-serve-fuzz-" + std::to_string(::getpid()));
+  return runmon::fuzz::StartedRunStore("runmon-serve-fuzz", [](const std::filesystem::path& dir) {
     WriteRun(dir / "run-20260101_000000-aaa" / "run-aaa.wandb", "aaa", 3000);
     WriteRun(dir / "run-20260102_000000-bbb" / "run-bbb.wandb", "bbb", 10);
-    static std::filesystem::path made = dir;
-    auto* created = new runmon::web::RunStore(dir);  // lives for the whole fuzzing process
-    created->Start();
-    static runmon::web::RunStore* started = created;
-    std::atexit([] {
-      started->Stop();
-      std::error_code ignored;
-      std::filesystem::remove_all(made, ignored);
-    });
-    return created;
-  }();
-  return *store;
-}
-
-void CheckJson(const runmon::web::ApiResponse& response) {
-  FUZZ_CHECK(response.status == 200 || response.status == 400 || response.status == 404);
-  const auto parsed = nlohmann::json::parse(response.body, nullptr, false);
-  FUZZ_CHECK(!parsed.is_discarded());
-  if (response.status != 200) FUZZ_CHECK(parsed.contains("error"));
+  });
 }
 
 }  // namespace
@@ -89,13 +68,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     start = amp + 1;
   }
   auto& store = Store();
-  CheckJson(runmon::web::ListRuns(store, params));
+  runmon::fuzz::CheckApiJson(runmon::web::ListRuns(store, params));
   const auto chart = runmon::web::ChartJson(store, params);
-  CheckJson(chart);
+  runmon::fuzz::CheckApiJson(chart);
   FUZZ_CHECK(chart.body.size() <= 200 * 1000);
   const auto csv = runmon::web::ChartCsv(store, params);
   FUZZ_CHECK(csv.status == 200 || csv.status == 400 || csv.status == 404);
   const auto run = params.find("run");
-  if (run != params.end()) CheckJson(runmon::web::DescribeRun(store, run->second));
+  if (run != params.end()) runmon::fuzz::CheckApiJson(runmon::web::DescribeRun(store, run->second));
   return 0;
 }

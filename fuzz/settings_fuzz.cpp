@@ -24,6 +24,7 @@ void CheckSettings(const runmon::Settings& s) {
   if (s.cpu_count) FUZZ_CHECK(*s.cpu_count >= 0);
   if (s.cpu_logical_count) FUZZ_CHECK(*s.cpu_logical_count >= 0);
   if (s.gpu_count) FUZZ_CHECK(*s.gpu_count >= 0);
+  FUZZ_CHECK(runmon::ValidateLabel(s.label).ok());  // x_label holds only what its check accepts
 }
 
 }  // namespace
@@ -47,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const std::string_view variable = text.substr(0, text.find('='));
   if (const auto name = runmon::SettingNameFromEnvironment(variable)) {
-    FUZZ_CHECK(name->starts_with("x_stats_") && name->size() > 8);
+    FUZZ_CHECK((name->starts_with("x_stats_") && name->size() > 8) || *name == "x_label");
     for (char c : *name) FUZZ_CHECK(!std::isupper(static_cast<unsigned char>(c)));
   }
 

@@ -52,9 +52,13 @@ void SamplerFlags::AddTo(CLI::App& app, std::string_view pid_help) {
   app.add_flag("--no-cgroup", no_cgroup, "Ignore cgroup limits (host totals as denominators)");
   app.add_option("--disk-path", disk_paths,
                  "Filesystem path to report usage and I/O for (repeatable; default /)")
-      ->type_name("PATH");
+      ->type_name("PATH")
+      // One value per flag: a repeatable flag would otherwise take the "--" and the command's own flags.
+      ->allow_extra_args(false);
   app.add_option("--set", assignments, "W&B setting, e.g. --set x_stats_sampling_interval=1 (repeatable)")
-      ->type_name("x_stats_NAME=VALUE");
+      ->type_name("x_stats_NAME=VALUE")
+      // One value per flag: a repeatable flag would otherwise take the "--" and the command's own flags.
+      ->allow_extra_args(false);
   app.add_option("--root", root,
                  "Read proc, sys and etc under this directory instead of the host's (tests, "
                  "containers with the host's trees mounted)")

@@ -27,6 +27,7 @@
 #include "app/exporter_command.hpp"
 #include "app/leet_command.hpp"
 #include "app/output.hpp"
+#include "app/remote_write_session.hpp"
 #include "app/run_command.hpp"
 #include "app/serve_command.hpp"
 #include "app/usage.hpp"
@@ -198,9 +199,35 @@ int RunCommandLine(int argc, char** argv) {
                   "Require `Authorization: Bearer TOKEN` (16+ characters) from every scrape of "
                   "--metrics-listen")
       ->type_name("TOKEN");
+  run->add_option("--job-id", run_options.job_id,
+                  "The distributed job this node belongs to, over what Slurm, TorchElastic or MPI say "
+                  "(docs/clusters.md); the job_id label of --metrics-listen and --remote-write")
+      ->type_name("ID");
+  run->add_option("--node-rank", run_options.node_rank,
+                  "This node's rank in the job (a non-negative integer), over SLURM_NODEID, GROUP_RANK and "
+                  "torchrun's --node-rank; the node_rank label of --metrics-listen and --remote-write")
+      ->type_name("N");
+  run->add_option("--label", run_options.label,
+                  "W&B's x_label: every metric key of the run log ends with /l:LABEL (default: "
+                  "WANDB_X_LABEL, else none)")
+      ->type_name("LABEL");
+  run_options.remote_write.AddTo(*run);
   run->add_option("command", run_options.command, "The command and its arguments (after --)")
       ->type_name("-- CMD [ARGS...]");
   run->footer("Exits with CMD's status (128 + the signal when it was killed); 127 when CMD does not exist.");
+
+  PushOptions push_options;
+  auto* push = app.add_subcommand(
+      "push",
+      "Send a run's samples to a Prometheus remote-write receiver: what its queue holds, else its run log");
+  push->add_option("run_dir", push_options.run_directory, "A run directory (run-YYYYMMDD_HHMMSS-<id>/)")
+      ->required()
+      ->type_name("RUNDIR");
+  push_options.remote_write.AddTo(*push);
+  push->add_option("--timeout", push_options.timeout_seconds,
+                   "Give up after this many seconds; what is left stays queued (default 600)")
+      ->type_name("SECONDS");
+  push->footer("Exits 0 when everything was delivered, 1 when samples were dropped or are left.");
 
   DumpOptions dump_options;
   auto* dump = app.add_subcommand(
@@ -274,6 +301,7 @@ int RunCommandLine(int argc, char** argv) {
   if (sample->parsed()) return RunSample(sample_flags, once, count, json);
   if (info->parsed()) return RunInfo(info_flags);
   if (run->parsed()) return RunRunCommand(run_options, original_open_files_limit);
+  if (push->parsed()) return RunPushCommand(push_options);
   if (dump->parsed()) return RunDumpCommand(dump_options);
   if (leet->parsed()) return RunLeetCommand(leet_options);
   if (serve->parsed()) return RunServeCommand(serve_options);

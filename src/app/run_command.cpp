@@ -7,7 +7,9 @@
 // the terminal sends them to the command too (same process group). Without a command they end the run.
 // With --metrics-listen, the /metrics server is bound before the run directory is created (a port in use
 // records and starts nothing) and its threads start after the stop signals are blocked; each sample goes
-// to the run log and then to the exposition cache the server reads.
+// to the run log and then to the exposition cache the server reads. With --remote-write, each sample is
+// queued for the receivers after the log; their queues are drained, for a bounded time, once the run log
+// is closed.
 #include "app/run_command.hpp"
 
 #include <poll.h>
@@ -31,6 +33,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/http_server_module.hpp"
+#include "app/remote_write_session.hpp"
+#include "app/run_identity.hpp"
 #include "collectors/builtin.hpp"
 #include "core/wall_clock.hpp"
 #include "export/exposition.hpp"
@@ -126,8 +130,9 @@ std::string DefaultDisplayName(const std::vector<std::string>& command) {
 // signal comes. Returns the number of samples recorded. Throws when a thread cannot be started.
 uint64_t Monitor(const RunCommandOptions& options, const Settings& settings, const HostPaths& paths,
                  const std::string& executable, double start_time, const std::string& id, pid_t child,
-                 pid_t attached, SignalRouting& routing, runlog::RunRecorder& recorder,
-                 const std::filesystem::path& files_directory, ExpositionCache* metrics) {
+                 pid_t attached, const RunIdentity& identity, SignalRouting& routing,
+                 runlog::RunRecorder& recorder, const std::filesystem::path& files_directory,
+                 ExpositionCache* metrics, RemoteWriteSession* remote_write) {
   Settings effective = settings;
   if (child > 0) {
     effective.pid = child;
@@ -135,8 +140,10 @@ uint64_t Monitor(const RunCommandOptions& options, const Settings& settings, con
     effective.pid = 0;  // the host alone: no process metrics
   }
   CollectorContext ctx = MakeContext(effective, paths);
+  if (remote_write != nullptr) ctx.remote_write_counts = [remote_write] { return remote_write->Counts(); };
 
-  nlohmann::json metadata = ProbeHostMetadata(ctx, EnvironmentStrings());
+  nlohmann::json metadata = ProbeHostMetadata(ctx, identity.environment);
+  AddJobIdentity(metadata, identity.job);
   google::protobuf::Timestamp started;
   runlog::SetTimestamp(start_time, started);
   metadata["startedAt"] = google::protobuf::util::TimeUtil::ToString(started);
@@ -218,8 +225,9 @@ uint64_t Monitor(const RunCommandOptions& options, const Settings& settings, con
       BuiltinCollectors(ctx), sampler_options,
       [&](const Sample& sample) {
         if (metrics != nullptr) metrics->Publish(sample);
-        if (!runlog::FillStatsRecord(sample, stats)) return;
+        if (!runlog::FillStatsRecord(sample, stats, settings.label)) return;  // labelled after the exporter
         recorder.Add(stats);
+        if (remote_write != nullptr) remote_write->Enqueue(sample);
         ++samples;
       },
       Warn);
@@ -277,6 +285,18 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
     Warn(fmt::format("--id: {}", status.error()));
     return 2;
   }
+  auto job_flags = CheckJobIdentityFlags(options.job_id, options.node_rank);
+  if (!job_flags) {
+    Warn(job_flags.error());
+    return 2;
+  }
+  if (options.label) {
+    if (auto status = ValidateLabel(*options.label); !status) {
+      Warn(fmt::format("--label: {}", status.error()));
+      return 2;
+    }
+    settings->label = *options.label;
+  }
   if (!runlog::IsValidUtf8(options.name) || !runlog::IsValidUtf8(options.project)) {
     Warn("--name and --project must be valid UTF-8");
     return 2;
@@ -303,6 +323,11 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
     Warn("--metrics-token goes with --metrics-listen");
     return 2;
   }
+  auto remote_write_setup = ResolveRemoteWrite(options.remote_write);
+  if (!remote_write_setup) {
+    Warn(remote_write_setup.error());
+    return 2;
+  }
   const HostPaths paths = options.sampler.Paths();
   const pid_t attached = attaching ? static_cast<pid_t>(*options.sampler.pid) : 0;  // 1 to pid_t's maximum
   if (attached > 0 && !std::filesystem::exists(paths.proc / std::to_string(attached))) {
@@ -320,6 +345,8 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
     }
     executable = std::get<std::string>(found);
   }
+  const RunIdentity identity = DetectRunIdentity(
+      paths, attaching ? std::optional<long>(attached) : std::nullopt, options.command, *job_flags);
 
   // What the command must get back: runmon ignores SIGPIPE and SIGXFSZ (a closed pipe or a full disk must
   // not end it), takes SIGCHLD's default (an inherited SIG_IGN would reap the command before its status is
@@ -337,7 +364,7 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   std::unique_ptr<ExpositionCache> metrics_cache;
   std::unique_ptr<MetricsEndpoint> metrics_server;
   if (metrics_options) {
-    metrics_cache = std::make_unique<ExpositionCache>(ExpositionLabels{.host = HostName(), .run_id = id});
+    metrics_cache = std::make_unique<ExpositionCache>(RunLabels(HostName(), id, identity.job));
     auto bound = BindMetricsServer(*metrics_cache, *metrics_options);
     const Status started = bound ? (*bound)->Start() : Status(Error{bound.error()});
     if (bound) metrics_server = std::move(*bound);
@@ -363,6 +390,19 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   }
   if (auto status = runlog::UpdateLatestRunLink(options.dir, run_paths->directory); !status) {
     Warn(status.error());
+  }
+  std::unique_ptr<RemoteWriteSession> remote_write;
+  if (!remote_write_setup->destinations.empty()) {
+    auto started = RemoteWriteSession::Start(*remote_write_setup, run_paths->directory, options.dir,
+                                             {.host = runlog::ToValidUtf8(HostName()),
+                                              .run_id = id,
+                                              .job_id = identity.job.job_id,
+                                              .node_rank = identity.job.node_rank});
+    if (!started) {
+      Warn(fmt::format("cannot record the run: {}", started.error()));
+      return 1;
+    }
+    remote_write = std::move(*started);
   }
   runlog::RunRecorder recorder(std::move(*writer), id, {}, Warn);
   Warn(fmt::format("recording run {} in {}", id, run_paths->directory.string()));
@@ -404,8 +444,8 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   uint64_t samples = 0;
   if (!has_command || child > 0) {
     try {
-      samples = Monitor(options, *settings, paths, executable, start_time, id, child, attached, routing,
-                        recorder, run_paths->files, metrics_cache.get());
+      samples = Monitor(options, *settings, paths, executable, start_time, id, child, attached, identity,
+                        routing, recorder, run_paths->files, metrics_cache.get(), remote_write.get());
     } catch (const std::exception& e) {
       // Threads could not be started (a pids limit, no memory): the command goes on unmonitored; its exit
       // is still waited for and recorded.
@@ -444,6 +484,7 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   if (counts.records_dropped > 0) dropped = fmt::format(", {} samples dropped", counts.records_dropped);
   Warn(fmt::format("run {}: {} samples, {} records ({} bytes){} in {}", id, samples, counts.records_written,
                    counts.bytes, dropped, run_paths->log.string()));
+  if (remote_write) remote_write->Finish();
   return exit_status;
 }
 

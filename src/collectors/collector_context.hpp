@@ -38,6 +38,14 @@ struct FilesystemUsage {
 using FilesystemStatFunction = std::function<Result<FilesystemUsage>(const std::string& path)>;
 Result<FilesystemUsage> StatFilesystem(const std::string& path);
 
+// How one remote-write destination keeps up, as the app's remote writer reports it (runmon.remoteWrite.*).
+struct RemoteWriteCounts {
+  uint64_t pending_samples = 0;
+  double oldest_pending_age_seconds = 0;  // 0 when nothing is pending
+  uint64_t sent_samples = 0;              // since runmon started
+  uint64_t dropped_samples = 0;           // likewise
+};
+
 struct CollectorContext {
   HostPaths paths;
   Settings settings;
@@ -64,6 +72,9 @@ struct CollectorContext {
   std::function<std::unique_ptr<StreamingTool>(ToolCommand, StreamingToolOptions, StreamingTool::LineHandler,
                                                StreamingTool::WarningHandler)>
       start_streaming_tool = StartStreamingTool;
+  // With --remote-write: each destination's counts, in the order of the flags (cheap, thread-safe). Null
+  // otherwise, and the remote-write status collector is not started.
+  std::function<std::vector<RemoteWriteCounts>()> remote_write_counts;
 };
 
 // The PATH of ctx.environment, or the system's default search path when it has none.

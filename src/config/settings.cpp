@@ -3,6 +3,7 @@
 #include "config/settings.hpp"
 
 #include "config/openmetrics_settings.hpp"
+#include "core/utf8.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -101,7 +102,8 @@ enum class SettingKind {
   kOpenMetricsFilters,
   kOpenMetricsHeaders,
   kStringOther,
-  kIntOther
+  kIntOther,
+  kLabel
 };
 
 struct KnownSetting {
@@ -129,6 +131,7 @@ constexpr KnownSetting kKnownSettings[] = {
     {"x_stats_dcgm_exporter", SettingKind::kStringOther},
     {"x_stats_coreweave_metadata_base_url", SettingKind::kStringOther},
     {"x_stats_coreweave_metadata_endpoint", SettingKind::kStringOther},
+    {"x_label", SettingKind::kLabel},
 };
 
 Status Apply(Settings& s, const KnownSetting& setting, std::string_view value) {
@@ -214,6 +217,10 @@ Status Apply(Settings& s, const KnownSetting& setting, std::string_view value) {
     case SettingKind::kStringOther:
       s.other[std::string(setting.name)] = std::string(value);
       return OkStatus();
+    case SettingKind::kLabel:
+      if (auto ok = ValidateLabel(value); !ok) return ok;
+      s.label = std::string(value);
+      return OkStatus();
   }
   return Error{"unhandled setting"};
 }
@@ -269,9 +276,18 @@ Result<std::vector<std::string>> NormalizeDiskPaths(const std::vector<std::strin
   return out;
 }
 
+Status ValidateLabel(std::string_view label) {
+  if (label.size() > kMaxLabelBytes) return Error{fmt::format("a label is at most {} bytes", kMaxLabelBytes)};
+  if (!IsValidUtf8(label)) return Error{"a label must be valid UTF-8"};
+  if (std::any_of(label.begin(), label.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    return Error{"a label cannot hold control characters"};
+  }
+  return OkStatus();
+}
+
 Status ApplyWandbSetting(Settings& settings, std::string_view name, std::string_view value) {
-  const std::string full_name =
-      name.starts_with("x_stats_") ? std::string(name) : "x_stats_" + std::string(name);
+  const std::string full_name = name.starts_with("x_") ? std::string(name) : "x_stats_" + std::string(name);
   for (const auto& known : kKnownSettings) {
     if (known.name == full_name) {
       auto status = Apply(settings, known, value);
@@ -296,6 +312,7 @@ Status ApplySetAssignment(Settings& settings, std::string_view assignment) {
 }
 
 std::optional<std::string> SettingNameFromEnvironment(std::string_view variable) {
+  if (variable == "WANDB_X_LABEL" || variable == "WANDB__LABEL") return "x_label";
   std::string_view rest;
   if (variable.starts_with("WANDB_X_STATS_")) {
     rest = variable.substr(std::string_view("WANDB_X_STATS_").size());

@@ -40,7 +40,7 @@ void AppendLabel(std::string& out, bool& first, std::string_view name, std::stri
   out += '"';
 }
 
-// name{label="value",host="h",run_id="r"} value
+// name{label="value",host="h",run_id="r",job_id="j",node_rank="n"} value
 void AppendSeries(std::string& out, std::string_view name, std::string_view label,
                   std::string_view label_value, const ExpositionLabels& labels, double value) {
   out += name;
@@ -48,6 +48,8 @@ void AppendSeries(std::string& out, std::string_view name, std::string_view labe
   if (!label.empty()) AppendLabel(out, first, label, label_value);
   if (!labels.host.empty()) AppendLabel(out, first, "host", labels.host);
   if (!labels.run_id.empty()) AppendLabel(out, first, "run_id", labels.run_id);
+  if (!labels.job_id.empty()) AppendLabel(out, first, "job_id", labels.job_id);
+  if (!labels.node_rank.empty()) AppendLabel(out, first, "node_rank", labels.node_rank);
   if (!first) out += '}';
   out += ' ';
   prometheus_text::AppendFloat(out, value);

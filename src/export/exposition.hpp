@@ -1,11 +1,11 @@
 // A sample in the Prometheus text exposition format 0.0.4: one HELP and one TYPE line per family, then its
 // series, families in catalog order and series in the sample's order, each with its placeholder label
-// and the constant labels (host, run_id). Label values are made valid UTF-8 (a disk path or a host name can
-// hold any bytes; Prometheus refuses invalid UTF-8) and escaped, values written in the shortest form that
-// reads back as the same double, both by the text format's primitives (prometheus_text/). No series carries a
-// timestamp: Prometheus stamps the scrape, and a sample older than the scrape interval would otherwise be
-// refused as out of order or duplicated. Keys without a Prometheus name are left out and counted
-// (runmon_exporter_unexported_keys).
+// and the constant labels (host, run_id, job_id, node_rank). Label values are made valid UTF-8 (a disk path
+// or a host name can hold any bytes; Prometheus refuses invalid UTF-8) and escaped, values written in the
+// shortest form that reads back as the same double, both by the text format's primitives (prometheus_text/).
+// No series carries a timestamp: Prometheus stamps the scrape, and a sample older than the scrape interval
+// would otherwise be refused as out of order or duplicated. Keys without a Prometheus name are left out and
+// counted (runmon_exporter_unexported_keys).
 //
 // ExpositionCache holds the text of the latest sample so that a scrape only copies a string: rendering
 // happens once per sample, on the sampler's thread, and a scrape never triggers sampling.
@@ -21,10 +21,14 @@
 
 namespace runmon {
 
-// Constant labels of every series; an empty value leaves its label out.
+// Constant labels of every series, in this order; an empty value leaves its label out. job_id and node_rank
+// name a distributed job's node (src/cluster/job_identity.hpp): labels of the node, never of a process (no
+// PID, rank or step), so a job has as many label sets as nodes.
 struct ExpositionLabels {
-  std::string host;
-  std::string run_id;
+  std::string host = {};
+  std::string run_id = {};
+  std::string job_id = {};
+  std::string node_rank = {};
 };
 
 // `samples_total` is the number of samples taken so far; with 0 the timestamp series is left out (no

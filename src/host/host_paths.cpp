@@ -7,7 +7,7 @@
 namespace runmon {
 
 HostPaths HostPaths::System() {
-  return HostPaths{"/proc", "/sys", "/etc"};
+  return HostPaths{"/proc", "/sys", "/etc", "/"};
 }
 
 std::filesystem::path HostPaths::MapMountPoint(const std::string& mount_point) const {
@@ -24,7 +24,7 @@ std::filesystem::path HostPaths::MapMountPoint(const std::string& mount_point) c
 }
 
 HostPaths HostPaths::Under(const std::filesystem::path& root) {
-  return HostPaths{root / "proc", root / "sys", root / "etc"};
+  return HostPaths{root / "proc", root / "sys", root / "etc", root};
 }
 
 }  // namespace runmon

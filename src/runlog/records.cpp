@@ -69,7 +69,7 @@ std::string FormatValueJson(double value) {
   return fmt::to_string(text);
 }
 
-bool FillStatsRecord(const Sample& sample, wandb::Record& record) {
+bool FillStatsRecord(const Sample& sample, wandb::Record& record, std::string_view label) {
   // Record::Clear() would free the stats message; kept, its items and their strings are reused.
   wandb::StatsRecord* stats = record.has_stats() ? record.release_stats() : new wandb::StatsRecord();
   record.Clear();
@@ -82,6 +82,7 @@ bool FillStatsRecord(const Sample& sample, wandb::Record& record) {
     if (!AppendValueJson(metric.value, value)) continue;
     auto* item = stats->add_item();
     item->set_key(metric.key);
+    if (!label.empty()) item->mutable_key()->append("/l:").append(label);
     item->set_value_json(value.data(), value.size());
   }
   return stats->item_size() > 0;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -33,8 +34,9 @@ wandb::Record MakeRunRecord(const RunInfo& run);
 // From runmon's metadata (wandb-metadata.json's layout: `runmon info`); keys W&B does not know are left
 // out of the record. Errors when the JSON does not fit the record's fields.
 Result<wandb::Record> MakeEnvironmentRecord(const nlohmann::json& metadata, const std::string& writer_id);
-// Fills `record` (cleared first) with the sample as a stats record; false when no value is finite.
-bool FillStatsRecord(const Sample& sample, wandb::Record& record);
+// Fills `record` (cleared first) with the sample as a stats record; false when no value is finite. With a
+// `label` (W&B's x_label), every key ends with "/l:<label>", as W&B's shared mode writes them.
+bool FillStatsRecord(const Sample& sample, wandb::Record& record, std::string_view label = {});
 // A config record setting one key to a JSON value (W&B's ConfigItem: key and value_json), as runmon writes
 // facts learnt during the run (the OpenMetrics index -> labels table).
 wandb::Record MakeConfigRecord(const std::string& key, const nlohmann::json& value);

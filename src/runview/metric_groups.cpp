@@ -54,10 +54,15 @@ std::vector<ChartGroup> BuildGroups(std::span<const RunModel* const> runs,
         group.order = identity.order;
         group.x_axis = history ? XAxisKind::kStep : XAxisKind::kElapsedSeconds;
       }
-      // A scraped series is named by its labels when the run holds the index -> labels table.
-      const std::string* series_labels = runs[run]->SeriesLabels(key);
+      // A scraped series is named by its labels when the run holds the index -> labels table (its keys are
+      // the scraped ones, without the run's /l: label).
+      const LabelledKey split = SplitKeyLabel(key);
+      const std::string* series_labels = runs[run]->SeriesLabels(split.base);
       group.members.push_back(
-          {key, JoinSeries(label, series_labels != nullptr ? *series_labels : identity.series), run, &data});
+          {key,
+           JoinSeries(label,
+                      series_labels != nullptr ? JoinSeries(*series_labels, split.label) : identity.series),
+           run, &data});
     }
   }
   std::vector<ChartGroup> result;
@@ -68,13 +73,24 @@ std::vector<ChartGroup> BuildGroups(std::span<const RunModel* const> runs,
 
 }  // namespace
 
-KeyIdentity IdentifySystemKey(std::string_view key) {
-  // W&B's "/l:<label>" suffix names a series (a node, a label set): group by the key without it.
-  std::string_view label;
-  if (const size_t at = key.find("/l:"); at != std::string_view::npos) {
-    label = key.substr(at + 3);
-    key = key.substr(0, at);
+LabelledKey SplitKeyLabel(std::string_view key) {
+  constexpr std::string_view kSuffix = "/l:";
+  size_t at = key.find(kSuffix);
+  LabelledKey split{key.substr(0, at), {}};
+  while (at != std::string_view::npos) {
+    const size_t next = key.find(kSuffix, at + kSuffix.size());
+    split.label = JoinSeries(split.label, key.substr(at + kSuffix.size(), next - at - kSuffix.size()));
+    at = next;
   }
+  return split;
+}
+
+KeyIdentity IdentifySystemKey(std::string_view full_key) {
+  // W&B's "/l:<label>" suffix names a series (a node, a label set): the catalog matches the key without it,
+  // the one place a reader's keys meet the catalog.
+  const LabelledKey split = SplitKeyLabel(full_key);
+  const std::string_view key = split.base;
+  const std::string& label = split.label;
   KeyIdentity identity;
   const MetricDefinition* definition = FindMetricDefinition(key);
   if (definition == nullptr) {

@@ -2,7 +2,9 @@
 // through the metric catalog (each descriptor's merge partner, sidebar rank and series label): gpu.0.temp and
 // gpu.1.temp are the series "GPU 0" and "GPU 1" of the chart "GPU temperature (°C)"; pairs that read best
 // together share a chart (a device's read and write, network sent and received, PCIe and NVLink sent and
-// received). Keys may end in W&B's "/l:<label>" suffix, which joins the series name. Keys the catalog does
+// received). Keys may end in W&B's "/l:<label>" suffix (x_label; the DCGM exporter's node, so a key can have
+// two): the key without it has the catalog meaning, and the label joins the series name, while the full key
+// stays the series' identity (two nodes' gpu.0.temp are two series of one chart). Keys the catalog does
 // not know are never dropped: they go to the "Other" section, grouped by their name without a trailing
 // numeric index (openmetrics.dcgm.DCGM_FI_DEV_GPU_UTIL.0 and .1 share a chart). Logged (history) keys get one
 // chart each, in key order.
@@ -38,6 +40,14 @@ struct KeyIdentity {
   int order = 0;         // charts sort by this, then by id
   ChartSection section = ChartSection::kSystem;
 };
+
+// A key without its "/l:" suffixes, and their labels joined by spaces ("gpu.0.temp/l:n1/l:a" -> "gpu.0.temp",
+// "n1 a"); a key without one is its own base.
+struct LabelledKey {
+  std::string_view base;
+  std::string label;
+};
+LabelledKey SplitKeyLabel(std::string_view key);
 
 KeyIdentity IdentifySystemKey(std::string_view key);
 KeyIdentity IdentifyHistoryKey(std::string_view key);

@@ -123,6 +123,17 @@ void RunModel::IngestEnvironment(const wandb::EnvironmentRecord& environment) {
   SetFact("CUDA", environment.cuda_version());
   SetFact("Docker", environment.docker());
   for (const auto& [key, value] : environment.slurm()) SetFact("SLURM " + key, value);
+  if (environment.has_job() && !environment.job().job_id().empty()) {
+    const auto& job = environment.job();
+    overview_.job_id = job.job_id();
+    overview_.node_rank = job.node_rank();
+    overview_.job_launcher = job.launcher();
+    overview_.job_name = job.job_name();
+    SetFact("Job", job.job_id());
+    SetFact("Job name", job.job_name());
+    SetFact("Node rank", job.node_rank());
+    SetFact("Launcher", job.launcher());
+  }
   if (environment.has_started_at() && !overview_.start_time) {
     overview_.start_time = TimestampSeconds(environment.started_at());
   }
@@ -233,6 +244,12 @@ std::optional<double> RunRuntime(const RunOverview& overview, RunState state, do
   if (overview.exit_runtime && *overview.exit_runtime > 0)
     return std::max(*overview.exit_runtime, span.value_or(0));
   return span;
+}
+
+std::string NodeName(std::string_view node_rank, std::string_view host) {
+  std::string name = "node " + (node_rank.empty() ? std::string("?") : ShortName(node_rank, 64));
+  if (!host.empty()) name += " (" + ShortName(host, 128) + ")";
+  return name;
 }
 
 std::string ShortName(std::string_view name, size_t max_bytes) {

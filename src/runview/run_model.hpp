@@ -45,6 +45,12 @@ struct RunOverview {
   std::string command;                 // program and arguments, from the environment record
   std::string gpu_type;                // "NVIDIA H100 80GB HBM3"
   uint32_t gpu_count = 0;
+  // The distributed job the run is one node of (the environment record's `job`); job_id is empty for a run
+  // of no job. node_rank is as the launcher gave it ("0", "3"), a string: empty when it did not say.
+  std::string job_id;
+  std::string node_rank;
+  std::string job_launcher;  // "slurm", "torchelastic", "mpi", "kubernetes", "flag"
+  std::string job_name;
   // Environment facts in display order ("OS", "Linux-6.1 ..."), ("Command", "python train.py"), ...
   std::vector<std::pair<std::string, std::string>> environment;
   std::vector<std::pair<std::string, std::string>> config;  // key, value_json
@@ -109,6 +115,10 @@ inline constexpr std::string_view kOpenMetricsTableKey = "_runmon.openmetrics";
 // 3.7 s run's exit record says 3); for a running run, the time since its start; otherwise the span of its
 // records. nullopt without a start time (and no exit runtime).
 std::optional<double> RunRuntime(const RunOverview& overview, RunState state, double now_seconds);
+
+// The name of a job's node as the dashboard shows it: "node <rank>", with the host when known
+// ("node 1 (gpu-b)"); "node ?" when the launcher gave no rank.
+std::string NodeName(std::string_view node_rank, std::string_view host);
 
 // A run's name as lists, overviews and labels show it: at most `max_bytes` (cut before a character, then
 // "…"), since a run's name may be megabytes long. The whole name stays in RunOverview.

@@ -2,7 +2,6 @@
 #include "web/api.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -15,6 +14,7 @@
 #include "core/wall_clock.hpp"
 #include "runview/metric_groups.hpp"
 #include "runview/workspace.hpp"
+#include "web/api_common.hpp"
 #include "web/downsample.hpp"
 
 namespace runmon::web {
@@ -26,62 +26,6 @@ constexpr size_t kMaxRunsPerChart = 16;
 constexpr int kMaxWidth = 2000;
 constexpr size_t kMaxPatternBytes = 1024;
 constexpr size_t kMaxChartBytes = 200 * 1000;
-
-std::optional<std::string> Param(const QueryParams& params, const std::string& name) {
-  const auto it = params.find(name);
-  if (it == params.end()) return std::nullopt;
-  return it->second;
-}
-
-Result<long long> IntParam(const QueryParams& params, const std::string& name, long long fallback,
-                           long long min, long long max) {
-  const auto text = Param(params, name);
-  if (!text) return fallback;
-  long long value = 0;
-  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (error != std::errc() || end != text->data() + text->size() || value < min || value > max) {
-    return Error{fmt::format("{}: '{}' is not an integer from {} to {}", name, ToValidUtf8(*text), min, max)};
-  }
-  return value;
-}
-
-Result<std::optional<double>> NumberParam(const QueryParams& params, const std::string& name) {
-  const auto text = Param(params, name);
-  if (!text) return std::optional<double>();
-  double value = 0;
-  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (error != std::errc() || end != text->data() + text->size() || !std::isfinite(value)) {
-    return Error{fmt::format("{}: '{}' is not a finite number", name, ToValidUtf8(*text))};
-  }
-  return std::optional<double>(value);
-}
-
-std::vector<std::string> SplitList(std::string_view text) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    if (comma > start) parts.emplace_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return parts;
-}
-
-// A float or double as the shortest JSON number that reads back as it.
-void AppendNumber(std::string& out, double value) {
-  if (!std::isfinite(value)) {
-    out += "null";
-    return;
-  }
-  fmt::format_to(std::back_inserter(out), "{}", value);
-}
-void AppendNumber(std::string& out, float value) {
-  if (!std::isfinite(value)) {
-    out += "null";
-    return;
-  }
-  fmt::format_to(std::back_inserter(out), "{}", value);
-}
 
 json OptionalNumber(const std::optional<double>& value) {
   return value ? json(*value) : json(nullptr);
@@ -97,12 +41,6 @@ std::string SectionName(runview::ChartSection section) {
       return "logged";
   }
   return "system";
-}
-
-std::string DisplayName(const runview::RunOverview& overview, std::string_view dir) {
-  if (!overview.name.empty()) return runview::ShortName(overview.name);
-  if (!overview.id.empty()) return overview.id;
-  return std::string(dir);
 }
 
 json Text(std::string_view text) {
@@ -245,17 +183,9 @@ std::string ChartBody(const SelectedSeries& selected, const LockedRuns& locked, 
     } else {
       AppendNumber(out, member.data->last_y());
     }
-    out += ",\"values\":[";
-    const auto& values = data.values[k];
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (i > 0) out += ',';
-      if (values[i]) {
-        AppendNumber(out, static_cast<float>(*values[i]));
-      } else {
-        out += "null";
-      }
-    }
-    out += "]}";
+    out += ",\"values\":";
+    AppendValues(out, data.values[k]);
+    out += '}';
   }
   out += "]}";
   return out;
@@ -267,12 +197,6 @@ json RowWarning(const RunRow& run) {
   if (!run.summary->verdict.reason.empty()) return Text(run.summary->verdict.reason);
   if (!run.summary->warning.empty()) return Text(run.summary->warning);
   return nullptr;
-}
-
-ApiResponse FromError(const std::string& message) {
-  if (message.starts_with("404:")) return ErrorResponse(404, message.substr(4));
-  if (message.starts_with("503:")) return ErrorResponse(503, message.substr(4));
-  return ErrorResponse(400, message);
 }
 
 }  // namespace
@@ -324,7 +248,7 @@ ApiResponse ListRuns(const RunStore& store, const QueryParams& params) {
     if (!query.empty()) {
       const std::string haystack =
           AsciiLowercase(name + "\n" + id + "\n" + overview.host + "\n" + overview.command + "\n" +
-                         overview.project + "\n" + overview.gpu_type + "\n" + dir);
+                         overview.project + "\n" + overview.gpu_type + "\n" + overview.job_id + "\n" + dir);
       if (haystack.find(query) == std::string::npos) continue;
     }
     Row row;
@@ -340,6 +264,8 @@ ApiResponse ListRuns(const RunStore& store, const QueryParams& params) {
                  {"command", Text(overview.command)},
                  {"gpu", Text(overview.gpu_type)},
                  {"gpu_count", overview.gpu_count},
+                 {"job_id", overview.job_id.empty() ? json(nullptr) : Text(overview.job_id)},
+                 {"node_rank", overview.job_id.empty() ? json(nullptr) : Text(overview.node_rank)},
                  {"warning", RowWarning(run)}};
     if (sort == "start") {
       row.sort_number = start.value_or(-1);
@@ -422,6 +348,8 @@ ApiResponse DescribeRun(RunStore& store, std::string_view dir) {
                {"command", Text(overview.command)},
                {"gpu", Text(overview.gpu_type)},
                {"gpu_count", overview.gpu_count},
+               {"job_id", overview.job_id.empty() ? json(nullptr) : Text(overview.job_id)},
+               {"node_rank", overview.job_id.empty() ? json(nullptr) : Text(overview.node_rank)},
                {"state", std::string(runview::RunStateName(run->state))},
                {"exit_code", overview.exit_code ? json(*overview.exit_code) : json(nullptr)},
                {"start", OptionalNumber(overview.start_time)},

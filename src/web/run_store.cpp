@@ -15,6 +15,9 @@ constexpr auto kIdleWait = std::chrono::milliseconds(250);
 constexpr auto kLoadingWait = std::chrono::milliseconds(2);
 constexpr auto kSlice = std::chrono::milliseconds(100);
 constexpr int64_t kUnusedForNs = 600'000'000'000;  // a loaded run nobody asked for in 10 minutes is dropped
+// Runs asked for in the last minute stay whatever their number: a page showing a job's 32 nodes asks for
+// all of them every refresh, and each one dropped would be read again from the start.
+constexpr int64_t kRecentlyUsedNs = 60'000'000'000;
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
@@ -262,7 +265,7 @@ void RunStore::Evict() {
   while (loaded_.size() > kMaxLoadedRuns) {
     auto oldest = loaded_.end();
     for (auto it = loaded_.begin(); it != loaded_.end(); ++it) {
-      if (it->second.use_count() > 1) continue;
+      if (it->second.use_count() > 1 || now - it->second->last_used_ns.load() < kRecentlyUsedNs) continue;
       if (oldest == loaded_.end() || it->second->last_used_ns < oldest->second->last_used_ns) oldest = it;
     }
     if (oldest == loaded_.end()) break;

@@ -3,7 +3,8 @@
 // a page has asked for, loaded into RunModels and followed as they grow. One background thread does all
 // reading and writing of models; request threads take a shared lock on a run to read it, so a writer
 // appending while a page reads is safe. Loaded runs not asked for in a while are dropped (at most
-// kMaxLoadedRuns stay). Changes bump a version and wake Server-Sent-Event streams.
+// kMaxLoadedRuns stay, beside those asked for in the last minute, such as the nodes of a job a page shows).
+// Changes bump a version and wake Server-Sent-Event streams.
 #pragma once
 
 #include <atomic>

@@ -13,6 +13,7 @@
 #include "core/access.hpp"
 #include "http_server/bounded_server.hpp"
 #include "web/api.hpp"
+#include "web/jobs.hpp"
 
 namespace runmon::web {
 namespace {
@@ -188,6 +189,17 @@ void DashboardServer::Routes() {
   });
   server.Get("/api/chart.csv", [this](const httplib::Request& req, httplib::Response& res) {
     Send(res, ChartCsv(store_, ToParams(req.params)));
+  });
+  server.Get("/api/jobs", [this](const httplib::Request& req, httplib::Response& res) {
+    Send(res, ListJobs(store_, ToParams(req.params)));
+  });
+  // Before the job's own route: a job id may hold "/" (the path is matched decoded), and "<id>/series" is
+  // the series of the job <id>.
+  server.Get(R"(/api/jobs/(.+)/series)", [this](const httplib::Request& req, httplib::Response& res) {
+    Send(res, JobSeries(store_, req.matches[1].str(), ToParams(req.params)));
+  });
+  server.Get(R"(/api/jobs/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
+    Send(res, DescribeJob(store_, req.matches[1].str()));
   });
   server.Get("/api/layout",
              [this](const httplib::Request&, httplib::Response& res) { Send(res, GetLayout(store_)); });

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -119,6 +120,16 @@ class RunTest(unittest.TestCase):
         self.assertEqual(result.returncode, 3, result.stderr)
         _, records = dump(self.only_run())
         self.assertEqual(records[-2]["record"]["exit"]["exit_code"], 3)
+
+    def test_the_commands_own_flags_after_a_repeatable_flag_stay_the_commands(self):
+        # A repeatable flag (--disk-path, --set, --remote-write, --remote-write-header) takes one value: the
+        # "--" and the command's "-c" after it are the command's.
+        for flags in (["--disk-path", "/"], ["--set", "x_stats_sampling_interval=1"],
+                      ["--remote-write-header", "X-A=b", "--remote-write", "http://127.0.0.1:9/w",
+                       "--remote-write-drain-timeout", "0"]):
+            shutil.rmtree(self.dir, ignore_errors=True)
+            result = run("run", "--dir", self.dir, *flags, "--", "sh", "-c", "exit 5")
+            self.assertEqual(result.returncode, 5, (flags, result.stderr))
 
     def test_killed_command_gives_128_plus_signal(self):
         result = run("run", "--dir", self.dir, "--", "sh", "-c", "kill -TERM $$")

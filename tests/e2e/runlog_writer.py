@@ -53,14 +53,22 @@ def run_record(run_id, name, start_time, host=None):
     return _field(17, run)
 
 
-def environment_record(job_id=None, node_rank=None):
-    """An environment record holding only runmon's job identity (field 150: job_id 1, node_rank 2)."""
+def environment_record(job_id=None, node_rank=None, launcher=None, host=None):
+    """An environment record with runmon's job identity (field 150: job_id 1, node_rank 2, launcher 3) when
+    any of its fields is given, and the host (field 12) when given."""
+    environment = b""
+    if host is not None:
+        environment += _field(12, host.encode())
     job = b""
     if job_id is not None:
         job += _field(1, job_id.encode())
     if node_rank is not None:
         job += _field(2, node_rank.encode())
-    return _field(26, _field(150, job))
+    if launcher is not None:
+        job += _field(3, launcher.encode())
+    if job_id is not None or node_rank is not None or launcher is not None:
+        environment += _field(150, job)
+    return _field(26, environment)
 
 
 def stats_record(time, items):

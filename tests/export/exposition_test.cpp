@@ -94,6 +94,37 @@ TEST(Exposition, ConstantLabelsFollowThePlaceholderLabel) {
             std::vector<std::string>{"runmon_process_cpu_ratio{host=\"h\"} 0.25"});
 }
 
+// A distributed job's node: job_id and node_rank after host and run_id on every series, the exporter's own
+// included; each left out when unknown.
+TEST(Exposition, JobLabelsFollowHostAndRunId) {
+  const Sample sample = SampleOf({{"gpu.3.temp", 70}, {"cpu", 25}});
+  const std::string text =
+      RenderExposition(sample, {.host = "node-1", .run_id = "r1", .job_id = "77", .node_rank = "2"}, 3);
+  EXPECT_EQ(SeriesOf(text, "runmon_gpu_temperature_celsius"),
+            std::vector<std::string>{"runmon_gpu_temperature_celsius{gpu=\"3\",host=\"node-1\",run_id=\"r1\","
+                                     "job_id=\"77\",node_rank=\"2\"} 70"});
+  EXPECT_EQ(
+      SeriesOf(text, "runmon_exporter_samples_total"),
+      std::vector<std::string>{
+          "runmon_exporter_samples_total{host=\"node-1\",run_id=\"r1\",job_id=\"77\",node_rank=\"2\"} 3"});
+  EXPECT_EQ(SeriesOf(RenderExposition(sample, {.host = "h", .run_id = {}, .job_id = {}, .node_rank = "0"}, 3),
+                     "runmon_process_cpu_ratio"),
+            std::vector<std::string>{"runmon_process_cpu_ratio{host=\"h\",node_rank=\"0\"} 0.25"});
+  EXPECT_EQ(
+      SeriesOf(RenderExposition(sample, {.host = {}, .run_id = {}, .job_id = "j \"x\"", .node_rank = {}}, 3),
+               "runmon_process_cpu_ratio"),
+      std::vector<std::string>{"runmon_process_cpu_ratio{job_id=\"j \\\"x\\\"\"} 0.25"});  // escaped
+  // Every series line carries the node's labels, and nothing else per process.
+  size_t series = 0;
+  for (const std::string& line : Lines(text)) {
+    if (line.empty() || line.front() == '#') continue;
+    ++series;
+    EXPECT_NE(line.find("job_id=\"77\",node_rank=\"2\"}"), std::string::npos) << line;
+    EXPECT_EQ(line.find("pid"), std::string::npos) << line;
+  }
+  EXPECT_GE(series, 4u);  // temperature, CPU, samples, timestamp, unexported keys
+}
+
 TEST(Exposition, UnknownKeysAreLeftOutAndCounted) {
   const Sample sample =
       SampleOf({{"openmetrics.dcgm.DCGM_FI_DEV_GPU_UTIL", 1}, {"cpu", 1}, {"some.legacy.key", 2}});

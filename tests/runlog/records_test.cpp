@@ -105,6 +105,19 @@ TEST(FillStatsRecord, OneItemPerFiniteValueInOrder) {
   EXPECT_EQ(stats.item(1).value_json(), "4");
 }
 
+// W&B's x_label: every key ends with "/l:<label>", the values and the order unchanged.
+TEST(FillStatsRecord, LabelSuffixesEveryKey) {
+  wandb::Record record;
+  ASSERT_TRUE(FillStatsRecord(MakeSample(10, {{"gpu.0.powerWatts", 300}, {"cpu", 12.5}}), record, "node1"));
+  ASSERT_EQ(record.stats().item_size(), 2);
+  EXPECT_EQ(record.stats().item(0).key(), "gpu.0.powerWatts/l:node1");
+  EXPECT_EQ(record.stats().item(0).value_json(), "300");
+  EXPECT_EQ(record.stats().item(1).key(), "cpu/l:node1");
+  // Refilled without a label, the record holds the plain keys again.
+  ASSERT_TRUE(FillStatsRecord(MakeSample(10, {{"cpu", 1}}), record));
+  EXPECT_EQ(record.stats().item(0).key(), "cpu");
+}
+
 TEST(FillStatsRecord, SkipsNonFiniteValues) {
   wandb::Record record;
   const double nan = std::numeric_limits<double>::quiet_NaN();

@@ -52,6 +52,67 @@ TEST(IdentifySystemKey, LabelSuffixJoinsTheSeriesName) {
   EXPECT_EQ(labelled.series, "GPU 0 node-7");
 }
 
+// W&B's x_label: gpu.0.powerWatts/l:node1 means what gpu.0.powerWatts means (chart, title, unit, order); the
+// label names the series, and the full key stays the series' key.
+TEST(IdentifySystemKey, LabelledKeysHaveTheCatalogMeaningOfTheirBase) {
+  for (const std::string_view base : {"gpu.0.powerWatts", "cpu", "disk./data.usageGB", "network.sent",
+                                      "openmetrics.dcgm.DCGM_FI_DEV_GPU_UTIL.3", "vendor.thing"}) {
+    const auto plain = IdentifySystemKey(base);
+    const auto labelled = IdentifySystemKey(std::string(base) + "/l:node1");
+    EXPECT_EQ(labelled.chart_id, plain.chart_id) << base;
+    EXPECT_EQ(labelled.title, plain.title) << base;
+    EXPECT_EQ(labelled.unit, plain.unit) << base;
+    EXPECT_EQ(labelled.order, plain.order) << base;
+    EXPECT_EQ(labelled.section, plain.section) << base;
+    EXPECT_EQ(labelled.series, plain.series.empty() ? "node1" : plain.series + " node1") << base;
+  }
+  EXPECT_EQ(IdentifySystemKey("gpu.0.powerWatts/l:node1").unit, "W");
+  // The DCGM exporter's node and the run's label: two suffixes, both in the series name.
+  const auto twice = IdentifySystemKey("gpu.0.temp/l:node1/l:rank-0");
+  EXPECT_EQ(twice.chart_id, "gpu.{i}.temp");
+  EXPECT_EQ(twice.series, "GPU 0 node1 rank-0");
+}
+
+TEST(SplitKeyLabel, Suffixes) {
+  EXPECT_EQ(SplitKeyLabel("gpu.0.temp").base, "gpu.0.temp");
+  EXPECT_EQ(SplitKeyLabel("gpu.0.temp").label, "");
+  EXPECT_EQ(SplitKeyLabel("gpu.0.temp/l:n1").base, "gpu.0.temp");
+  EXPECT_EQ(SplitKeyLabel("gpu.0.temp/l:n1").label, "n1");
+  EXPECT_EQ(SplitKeyLabel("a/l:x/l:y/l:z").label, "x y z");
+  EXPECT_EQ(SplitKeyLabel("/l:").base, "");
+  EXPECT_EQ(SplitKeyLabel("a/l:/l:b").label, "b");
+  EXPECT_EQ(SplitKeyLabel("disk./mnt/l.usageGB").base, "disk./mnt/l.usageGB");  // "/l." is no suffix
+}
+
+TEST(GroupCharts, LabelledNodesAreSeriesOfOneChart) {
+  test::RunLogBuilder builder;
+  builder.Stats(1e9, {{"gpu.0.powerWatts/l:node1", "300"},
+                      {"gpu.0.powerWatts/l:node2", "250"},
+                      {"openmetrics.node.node_load1.0/l:node1", "0.5"}});
+  RunModel model;
+  for (const auto& record : builder.records()) model.Ingest(record);
+  wandb::Record config;
+  auto* item = config.mutable_config()->add_update();
+  item->set_key("_runmon.openmetrics");
+  item->set_value_json(R"({"node":{"node_load1":[{"cpu":"all"}]}})");
+  model.Ingest(config);
+  const RunModel* runs[] = {&model};
+  const auto groups = GroupSystemCharts(runs, {});
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].id, "gpu.{i}.powerWatts");
+  EXPECT_EQ(groups[0].unit, "W");
+  ASSERT_EQ(groups[0].members.size(), 2u);
+  EXPECT_EQ(groups[0].members[0].key, "gpu.0.powerWatts/l:node1");  // the full key is the series
+  EXPECT_EQ(groups[0].members[0].series, "GPU 0 node1");
+  EXPECT_EQ(groups[0].members[1].key, "gpu.0.powerWatts/l:node2");
+  EXPECT_EQ(groups[0].members[1].series, "GPU 0 node2");
+  ASSERT_NE(groups[0].members[0].data, nullptr);
+  EXPECT_EQ(groups[0].members[0].data->size(), 1u);
+  // A scraped series keeps its labels from the run's table, with the run's label after them.
+  ASSERT_EQ(groups[1].members.size(), 1u);
+  EXPECT_EQ(groups[1].members[0].series, "cpu=all node1");
+}
+
 TEST(IdentifySystemKey, UnknownKeysGoToOtherGroupedWithoutTheirIndex) {
   const auto first = IdentifySystemKey("openmetrics.dcgm.DCGM_FI_DEV_GPU_UTIL.0");
   const auto second = IdentifySystemKey("openmetrics.dcgm.DCGM_FI_DEV_GPU_UTIL.1");

@@ -67,6 +67,41 @@ TEST(RunModel, OverviewFromRunEnvironmentAndExit) {
   EXPECT_TRUE(has_command);
 }
 
+TEST(RunModel, JobIdentityFromTheEnvironmentRecord) {
+  // W&B's environment record first (no job), then runmon's with the job: the job stays when a later
+  // record lacks one.
+  RunModel model = Build(RunLogBuilder()
+                             .Run("r", "n", kStart, "p", "")
+                             .Environment("train.py")
+                             .Job("4711", "3", "gpu-d", "slurm")
+                             .Environment("train.py"));
+  const auto& overview = model.overview();
+  EXPECT_EQ(overview.job_id, "4711");
+  EXPECT_EQ(overview.node_rank, "3");
+  EXPECT_EQ(overview.job_launcher, "slurm");
+  EXPECT_EQ(overview.host, "node-1");  // the first environment record's host
+  bool has_job_fact = false;
+  for (const auto& [label, value] : overview.environment)
+    has_job_fact = has_job_fact || (label == "Job" && value == "4711");
+  EXPECT_TRUE(has_job_fact);
+
+  const RunModel plain = Build(RunLogBuilder().Run("r", "n", kStart).Environment("train.py"));
+  EXPECT_TRUE(plain.overview().job_id.empty());
+  EXPECT_TRUE(plain.overview().node_rank.empty());
+  // A job record whose id is empty is no job (a launcher that gave ranks only).
+  const RunModel no_id = Build(RunLogBuilder().Job("", "2", "h"));
+  EXPECT_TRUE(no_id.overview().job_id.empty());
+  EXPECT_TRUE(no_id.overview().node_rank.empty());
+}
+
+TEST(NodeName, RankAndHostWhenKnown) {
+  EXPECT_EQ(NodeName("1", "gpu-b"), "node 1 (gpu-b)");
+  EXPECT_EQ(NodeName("0", ""), "node 0");
+  EXPECT_EQ(NodeName("", "gpu-c"), "node ? (gpu-c)");
+  EXPECT_EQ(NodeName(std::string(1000, '7'), "").size(),
+            std::string("node ").size() + 64 + std::string("…").size());
+}
+
 TEST(RunModel, StatsBecomeSeriesOverSecondsSinceStart) {
   RunModel model = Build(RunLogBuilder()
                              .Run("r", "n", kStart)

@@ -46,6 +46,20 @@ class RunLogBuilder {
     records_.push_back(std::move(record));
     return *this;
   }
+  // An environment record naming the job the run is a node of (runmon's field 150), as `runmon run` writes
+  // it under a launcher.
+  RunLogBuilder& Job(const std::string& job_id, const std::string& node_rank, const std::string& host,
+                     const std::string& launcher = "slurm") {
+    wandb::Record record;
+    auto* environment = record.mutable_environment();
+    environment->set_host(host);
+    auto* job = environment->mutable_job();
+    job->set_job_id(job_id);
+    job->set_node_rank(node_rank);
+    job->set_launcher(launcher);
+    records_.push_back(std::move(record));
+    return *this;
+  }
   // A stats record at `time` (seconds since the epoch) with the given key -> value_json items.
   RunLogBuilder& Stats(double time, const std::vector<std::pair<std::string, std::string>>& items) {
     wandb::Record record;

@@ -394,13 +394,14 @@ TEST(ApplyWandbSetting, EveryKnownSettingAcceptsAValidValue) {
       {"x_stats_dcgm_exporter", "http://x"},
       {"x_stats_coreweave_metadata_base_url", "http://x"},
       {"x_stats_coreweave_metadata_endpoint", "/y"},
+      {"x_label", "node-1"},
   };
   const auto names = KnownWandbSettingNames();
   EXPECT_EQ(names.size(), valid.size());
   std::set<std::string_view> unique(names.begin(), names.end());
   EXPECT_EQ(unique.size(), names.size()) << "duplicate setting names";
   for (std::string_view name : names) {
-    EXPECT_TRUE(name.starts_with("x_stats_")) << name;
+    EXPECT_TRUE(name.starts_with("x_stats_") || name == "x_label") << name;
     const auto it = valid.find(name);
     ASSERT_NE(it, valid.end()) << "no test value for " << name;
     Settings s;
@@ -454,6 +455,39 @@ TEST(SettingNameFromEnvironment, OthersAreNotSettings) {
                                     "MY_WANDB_X_STATS_PID", "", "PATH", "WANDB_X_STATS"}) {
     EXPECT_EQ(SettingNameFromEnvironment(variable), std::nullopt) << variable;
   }
+}
+
+// W&B's x_label (the shared mode's label of every stats key): its two environment spellings, --set, and the
+// checks of its value.
+TEST(Label, FromEnvironmentAndSet) {
+  EXPECT_EQ(SettingNameFromEnvironment("WANDB_X_LABEL"), "x_label");
+  EXPECT_EQ(SettingNameFromEnvironment("WANDB__LABEL"), "x_label");
+  EXPECT_EQ(SettingNameFromEnvironment("WANDB_LABEL"), std::nullopt);
+  EXPECT_EQ(SettingNameFromEnvironment("WANDB_X_LABELS"), std::nullopt);
+  Settings s;
+  EXPECT_EQ(s.label, "");
+  ASSERT_TRUE(ApplyEnvironment(s, {"WANDB_X_LABEL=node-3"}).ok());
+  EXPECT_EQ(s.label, "node-3");
+  ASSERT_TRUE(ApplyEnvironment(s, {"WANDB__LABEL=rank 7 \xc3\xa9"}).ok());
+  EXPECT_EQ(s.label, "rank 7 \xc3\xa9");
+  ASSERT_TRUE(ApplySetAssignment(s, "x_label=gpu-node/2").ok());
+  EXPECT_EQ(s.label, "gpu-node/2");
+  ASSERT_TRUE(ApplySetAssignment(s, "x_label=").ok());  // W&B's "no label"
+  EXPECT_EQ(s.label, "");
+  // Unknown x_ settings are refused under their own name, not as x_stats_x_...
+  ExpectErrorContains(ApplySetAssignment(s, "x_labels=a"), {"unknown setting 'x_labels'"});
+}
+
+TEST(Label, RefusedValues) {
+  Settings s;
+  ExpectErrorContains(ApplyWandbSetting(s, "x_label", std::string(129, 'a')),
+                      {"x_label", "at most 128 bytes"});
+  ExpectErrorContains(ApplyWandbSetting(s, "x_label", "bad\xff"), {"x_label", "UTF-8"});
+  ExpectErrorContains(ApplyWandbSetting(s, "x_label", "two\nlines"), {"x_label", "control"});
+  ExpectErrorContains(ApplyWandbSetting(s, "x_label", std::string("nul\0", 4)), {"x_label", "control"});
+  ExpectErrorContains(ApplyEnvironment(s, {"WANDB_X_LABEL=tab\there"}), {"WANDB_X_LABEL", "control"});
+  EXPECT_EQ(s.label, "");
+  EXPECT_TRUE(ValidateLabel(std::string(128, 'a')).ok());
 }
 
 TEST(ApplyEnvironment, AppliesOnlyStatsVariables) {

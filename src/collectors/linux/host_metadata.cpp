@@ -1,7 +1,8 @@
 // Static facts about the machine, probed once per run, in W&B's wandb-metadata.json layout (metrics.md
 // B 11.4): os, host, cpu_count (physical cores), cpu_count_logical, memory.total and disk.{path}.total/used
-// (64-bit integers as JSON strings, as protobuf-JSON writes them), slurm. runmon's additions (CPU model,
-// OS name, cgroup limits, scheduler identity) sit under "runmon" so W&B's own fields keep their meaning.
+// (64-bit integers as JSON strings, as protobuf-JSON writes them), slurm (W&B's rule, in
+// cluster/job_identity.hpp). runmon's additions (CPU model, OS name, cgroup limits, scheduler identity) sit
+// under "runmon" so W&B's own fields keep their meaning.
 // The physical core count is the number of distinct core_cpus_list (or thread_siblings_list) sets in the
 // CPU topology, so it is right on Arm too, where /proc/cpuinfo has no core ids; a topology whose sets do not
 // add up to the logical CPUs is not used (cpuinfo's core ids, else the logical count, are). The logical count
@@ -17,9 +18,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cluster/job_identity.hpp"
 #include "collectors/linux/linux_collectors.hpp"
 #include "collectors/linux/parse/procfs_parse.hpp"
 #include "collectors/linux/parse/text.hpp"
+#include "core/utf8.hpp"
 #include "host/file_reader.hpp"
 
 namespace runmon {
@@ -105,7 +108,12 @@ nlohmann::json ProbeHostMetadata(const CollectorContext& ctx, const std::vector<
   if (ctx.settings.gpu_count) meta["gpu_count"] = *ctx.settings.gpu_count;
   if (ctx.settings.gpu_type) meta["gpu"] = *ctx.settings.gpu_type;
 
-  nlohmann::json slurm = nlohmann::json::object();
+  const cluster::SlurmMetadata slurm = cluster::SlurmVariables(cluster::EnvironmentFromStrings(environment));
+  if (slurm.left_out > 0 && ctx.warn) {
+    ctx.warn(fmt::format("{} SLURM_* variables left out of the metadata (past {}, or values over {} bytes)",
+                         slurm.left_out, cluster::kMaxSlurmEntries, cluster::kMaxSlurmValueBytes));
+  }
+  if (!slurm.entries.empty()) meta["slurm"] = slurm.entries;
   nlohmann::json scheduler = nlohmann::json::object();
   static const std::pair<std::string_view, std::string_view> kSchedulerVariables[] = {
       {"RANK", "rank"},
@@ -121,18 +129,12 @@ nlohmann::json ProbeHostMetadata(const CollectorContext& ctx, const std::vector<
     const size_t eq = entry.find('=');
     if (eq == std::string::npos) continue;
     const std::string_view name = std::string_view(entry).substr(0, eq);
-    const std::string value = entry.substr(eq + 1);
-    if (name.starts_with("SLURM_") && name.size() > 6) {
-      std::string key(name.substr(6));
-      std::transform(key.begin(), key.end(), key.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      slurm[key] = value;
-    }
     for (const auto& [variable, field] : kSchedulerVariables) {
-      if (name == variable) scheduler[std::string(field)] = value;
+      // Valid UTF-8, or the metadata's JSON could not be written.
+      if (name == variable)
+        scheduler[std::string(field)] = ToValidUtf8(std::string_view(entry).substr(eq + 1));
     }
   }
-  if (!slurm.empty()) meta["slurm"] = slurm;
 
   nlohmann::json extra = nlohmann::json::object();
   if (!cpuinfo.model_name.empty()) extra["cpuModel"] = cpuinfo.model_name;

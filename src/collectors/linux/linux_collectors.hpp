@@ -32,6 +32,8 @@ std::unique_ptr<Collector> MakeNetworkCollector(const CollectorContext& ctx);
 std::unique_ptr<Collector> MakeProcessTreeCollector(const CollectorContext& ctx);
 std::unique_ptr<Collector> MakeCgroupCollector(const CollectorContext& ctx);
 std::unique_ptr<Collector> MakeSelfCostCollector(const CollectorContext& ctx);
+// Null when the context has no remote_write_counts.
+std::unique_ptr<Collector> MakeRemoteWriteStatusCollector(const CollectorContext& ctx);
 
 // The machine's host name (empty when it cannot be read).
 std::string HostName();

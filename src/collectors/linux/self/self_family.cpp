@@ -1,4 +1,4 @@
-// The self family's factory: runmon's own CPU and memory.
+// The self family's factory: runmon's own CPU and memory, and its remote write's progress when it pushes.
 #include "collectors/builtin.hpp"
 #include "collectors/linux/linux_collectors.hpp"
 
@@ -6,7 +6,10 @@ namespace runmon::collector_families {
 namespace {
 
 FamilyStart Start(const CollectorContext& ctx) {
-  return FamilyStart::Of(MakeSelfCostCollector(ctx));
+  FamilyStart start = FamilyStart::Of(MakeSelfCostCollector(ctx));
+  if (auto remote_write = MakeRemoteWriteStatusCollector(ctx))
+    start.collectors.push_back(std::move(remote_write));
+  return start;
 }
 
 }  // namespace

@@ -9,7 +9,13 @@ namespace runmon::metric_families {
 
 std::span<const MetricDescriptor> self() {
   using namespace self_metrics;
-  static constexpr MetricDescriptor kTable[] = {kCpuPercent, kResidentMemory, kSampleMillis};
+  static constexpr MetricDescriptor kTable[] = {kCpuPercent,
+                                                kResidentMemory,
+                                                kSampleMillis,
+                                                kRemoteWritePendingSamples,
+                                                kRemoteWriteOldestPendingSeconds,
+                                                kRemoteWriteSentSamples,
+                                                kRemoteWriteDroppedSamples};
   return kTable;
 }
 
