@@ -17,6 +17,8 @@ export interface RunSummary {
   command: string;
   gpu: string;
   gpuCount: number;
+  jobId: string | null; // the distributed job the run is a node of
+  nodeRank: string;
   warning: string | null;
 }
 
@@ -47,6 +49,8 @@ export interface RunDetail {
   name: string;
   project: string;
   host: string;
+  jobId: string | null;
+  nodeRank: string;
   state: RunState;
   exitCode: number | null;
   start: number | null;
@@ -183,6 +187,10 @@ function pairs(v: unknown): [string, string][] {
   });
 }
 
+function jobId(v: unknown): string | null {
+  return typeof v === 'string' && v !== '' ? v : null;
+}
+
 function runSummary(v: unknown): RunSummary {
   const o = isObj(v) ? v : {};
   return {
@@ -197,6 +205,8 @@ function runSummary(v: unknown): RunSummary {
     command: str(o.command),
     gpu: str(o.gpu),
     gpuCount: numOrNull(o.gpu_count) ?? 0,
+    jobId: jobId(o.job_id),
+    nodeRank: str(o.node_rank),
     warning: o.warning === null || o.warning === undefined || o.warning === '' ? null : str(o.warning),
   };
 }
@@ -236,6 +246,8 @@ export async function fetchRun(dir: string, signal?: AbortSignal): Promise<RunDe
     name: str(b.name),
     project: str(b.project),
     host: str(b.host),
+    jobId: jobId(b.job_id),
+    nodeRank: str(b.node_rank),
     state: state(b.state),
     exitCode: numOrNull(b.exit_code),
     start: numOrNull(b.start),
@@ -299,4 +311,191 @@ export function saveLayout(layout: Layout): Promise<unknown> {
     version: 1,
     panels: layout.panels.map((p) => ({ id: p.id, title: p.title, keys: p.keys, match: p.match })),
   });
+}
+
+// ---- jobs (several nodes' runs of one distributed job) ----
+
+export interface JobNode {
+  dir: string;
+  runName: string;
+  node: string; // "node 1 (gpu-b)", unique within the job
+  nodeRank: string;
+  host: string;
+  state: RunState;
+  start: number | null;
+  duration: number | null;
+}
+
+export interface JobSummary {
+  jobId: string;
+  name: string;
+  launcher: string;
+  start: number | null;
+  duration: number | null;
+  nodeCount: number;
+  states: [RunState, number][];
+  nodes: JobNode[];
+}
+
+export interface JobsPage {
+  total: number;
+  offset: number;
+  jobs: JobSummary[];
+}
+
+export interface JobKey {
+  key: string;
+  title: string;
+  unit: string;
+}
+
+export interface JobDetail extends JobSummary {
+  keys: JobKey[];
+  chartedNodes: number;
+  loading: boolean;
+  warning: string | null;
+}
+
+export interface JobSeriesNode {
+  node: string;
+  nodeRank: string;
+  run: string;
+  values: (number | null)[];
+}
+
+// The band of one metric across the nodes: per time bucket the minimum, median and maximum over the nodes
+// with a value there, and the indices (into `nodes`) of the nodes holding the minimum and the maximum.
+export interface JobBand {
+  t: number[];
+  min: number[];
+  median: number[];
+  max: number[];
+  minNode: number[];
+  maxNode: number[];
+  count: number[];
+}
+
+export interface JobSeries {
+  jobId: string;
+  key: string;
+  title: string;
+  unit: string;
+  startTime: number | null; // the job's t = 0, seconds since the epoch
+  start: number;
+  end: number;
+  bucket: number;
+  loading: boolean;
+  warning: string | null;
+  nodes: JobSeriesNode[];
+  band: JobBand;
+}
+
+export function jobUrl(jobId: string): string {
+  return `/api/jobs/${encodeURIComponent(jobId)}`;
+}
+
+function jobNode(v: unknown): JobNode {
+  const o = isObj(v) ? v : {};
+  return {
+    dir: str(o.dir),
+    runName: str(o.run_name),
+    node: str(o.node),
+    nodeRank: str(o.node_rank),
+    host: str(o.host),
+    state: state(o.state),
+    start: numOrNull(o.start),
+    duration: numOrNull(o.duration),
+  };
+}
+
+function jobSummary(v: unknown): JobSummary {
+  const o = isObj(v) ? v : {};
+  const states: [RunState, number][] = [];
+  if (isObj(o.states)) {
+    for (const [k, n] of Object.entries(o.states)) {
+      const count = numOrNull(n);
+      if (count !== null && count > 0) states.push([state(k), count]);
+    }
+  }
+  return {
+    jobId: str(o.job_id),
+    name: str(o.name),
+    launcher: str(o.launcher),
+    start: numOrNull(o.start),
+    duration: numOrNull(o.duration),
+    nodeCount: numOrNull(o.node_count) ?? 0,
+    states,
+    nodes: arr(o.nodes).map(jobNode).filter((n) => n.dir !== ''),
+  };
+}
+
+export async function fetchJobs(query: Query, signal?: AbortSignal): Promise<JobsPage> {
+  const o = await getJSON('/api/jobs', query, signal);
+  const b = isObj(o) ? o : {};
+  return {
+    total: numOrNull(b.total) ?? 0,
+    offset: numOrNull(b.offset) ?? 0,
+    jobs: arr(b.jobs)
+      .map(jobSummary)
+      .filter((j) => j.jobId !== ''),
+  };
+}
+
+export async function fetchJob(jobId: string, signal?: AbortSignal): Promise<JobDetail> {
+  const o = await getJSON(jobUrl(jobId), undefined, signal);
+  const b = isObj(o) ? o : {};
+  return {
+    ...jobSummary(b),
+    keys: arr(b.keys)
+      .map((k) => {
+        const ko = isObj(k) ? k : {};
+        return { key: str(ko.key), title: str(ko.title), unit: str(ko.unit) };
+      })
+      .filter((k) => k.key !== ''),
+    chartedNodes: numOrNull(b.charted_nodes) ?? 0,
+    loading: b.loading === true,
+    warning: typeof b.warning === 'string' && b.warning !== '' ? b.warning : null,
+  };
+}
+
+export async function fetchJobSeries(jobId: string, query: Query, signal?: AbortSignal): Promise<JobSeries> {
+  const o = await getJSON(`${jobUrl(jobId)}/series`, query, signal);
+  const b = isObj(o) ? o : {};
+  const bo = isObj(b.band) ? b.band : {};
+  const t = arr(bo.t).map((v) => (typeof v === 'number' ? v : NaN));
+  const n = t.length;
+  // Columns shorter than t (a damaged answer) are padded, so every index reads something.
+  const column = (v: unknown): number[] => {
+    const out = arr(v).map((x) => numOrNull(x) ?? NaN);
+    while (out.length < n) out.push(NaN);
+    return out.slice(0, n);
+  };
+  const nodes = arr(b.nodes).map((v) => {
+    const no = isObj(v) ? v : {};
+    const values = arr(no.values).map(numOrNull);
+    while (values.length < n) values.push(null);
+    return { node: str(no.node), nodeRank: str(no.node_rank), run: str(no.run), values: values.slice(0, n) };
+  });
+  return {
+    jobId: str(b.job_id),
+    key: str(b.key),
+    title: str(b.title),
+    unit: str(b.unit),
+    startTime: numOrNull(b.start_time),
+    start: numOrNull(b.start) ?? 0,
+    end: numOrNull(b.end) ?? 0,
+    bucket: numOrNull(b.bucket) ?? 0,
+    loading: b.loading === true,
+    warning: typeof b.warning === 'string' && b.warning !== '' ? b.warning : null,
+    nodes,
+    band: {
+      t,
+      min: column(bo.min),
+      median: column(bo.median),
+      max: column(bo.max),
+      minNode: column(bo.min_node),
+      maxNode: column(bo.max_node),
+      count: column(bo.count),
+    },
+  };
 }

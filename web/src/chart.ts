@@ -7,12 +7,11 @@
 // every run's points move by that run's start, so several runs' points are merged into one sorted x array
 // where a series has `undefined` (joined across, unlike null) at the other runs' points.
 
-import uPlot from 'uplot';
-import { apiUrl, ApiError, type ChartData, errorText, fetchChart, isAbort } from './api';
-import { button, h, replaceChildren } from './dom';
-import { formatRelTick, formatTicks, formatWallTicks, formatValue, formatX, isByteUnit, kByteIncrs, kRelTimeIncrs } from './format';
-
-export type TimeMode = 'relative' | 'wall';
+import type uPlot from 'uplot';
+import { apiUrl, ApiError, type ChartData, fetchChart } from './api';
+import { ChartBase, joinSmallGaps, kPalette, kRelTimeAxis, limited, type PlottedSeries, type PlotValue, type TimeMode } from './chart_common';
+import { button, h } from './dom';
+import { formatTicks, formatWallTicks, formatValue, formatX } from './format';
 
 export interface RunRef {
   dir: string;
@@ -37,66 +36,11 @@ export interface ChartSpec {
   controls?: HTMLElement[]; // extra buttons for the header (panels: move, remove)
 }
 
-export type PlotValue = number | null | undefined;
-
-export interface PlottedSeries {
-  name: string; // the legend label
-  run: string;
-  key: string;
-  values: PlotValue[];
-}
-
-// What tests read from window.__runmonCharts.
-export interface PlottedChart {
-  kind: 'chart' | 'panel';
-  title: string;
-  unit: string;
-  xAxis: string;
-  timeMode: TimeMode;
-  range: [number, number] | null; // the zoomed x range (plotted units), null when showing everything
-  updates: number; // how many times it was plotted
-  x: number[];
-  series: PlottedSeries[];
-}
-
-declare global {
-  interface Window {
-    __runmonCharts: Map<string, PlottedChart>;
-  }
-}
-window.__runmonCharts = window.__runmonCharts ?? new Map();
-
 const kHeight = 220;
-const kThrottleMs = 1000;
 const kPanDebounceMs = 250;
-const kPalette = [
-  '#4e9af1', '#f28e2b', '#59a14f', '#e15759', '#b07aa1', '#76b7b2',
-  '#edc948', '#ff9da7', '#9c755f', '#8cd17d', '#a0cbe8', '#d37295',
-];
 
 // Several runs: the same colours per series, a different dash per run.
 const kDashes: number[][] = [[], [6, 3], [2, 3], [10, 3, 2, 3]];
-
-// At most a few chart requests at once: the browser has six connections per host and the event stream
-// holds one.
-const kMaxConcurrent = 4;
-let active = 0;
-const waiting: (() => void)[] = [];
-async function limited<T>(fn: () => Promise<T>): Promise<T> {
-  while (active >= kMaxConcurrent) await new Promise<void>((resolve) => waiting.push(resolve));
-  active++;
-  try {
-    return await fn();
-  } finally {
-    active--;
-    waiting.shift()?.();
-  }
-}
-
-function cssVar(name: string, fallback: string): string {
-  const v = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
-  return v || fallback;
-}
 
 interface Answer {
   data: ChartData;
@@ -116,59 +60,20 @@ function lastValue(values: PlotValue[]): PlotValue {
   return null;
 }
 
-// When buckets are narrower than the sampling interval, most buckets are empty and a line with
-// spanGaps false would fall apart into dots. A run of empty buckets is therefore joined across
-// (undefined) when it spans at most kGapFactor times the series' median spacing between points;
-// longer holes (a pause, a damaged stretch of the log) stay null and show as gaps.
-const kGapFactor = 2.5;
-
-export function joinSmallGaps(xs: number[], vals: (number | null)[]): PlotValue[] {
-  const out: PlotValue[] = vals.slice();
-  const pos: number[] = [];
-  for (let i = 0; i < vals.length; i++) {
-    if (vals[i] === null || !Number.isFinite(xs[i])) continue;
-    if (pos.length === 0 || xs[i] !== pos[pos.length - 1]) pos.push(xs[i]);
-  }
-  if (pos.length < 3) return out;
-  const d: number[] = [];
-  for (let k = 1; k < pos.length; k++) d.push(pos[k] - pos[k - 1]);
-  d.sort((a, b) => a - b);
-  const limit = d[Math.floor(d.length / 2)] * kGapFactor;
-  let last = -1;
-  for (let i = 0; i < vals.length; i++) {
-    if (vals[i] === null || !Number.isFinite(xs[i])) continue;
-    if (last >= 0 && i - last > 1 && xs[i] - xs[last] <= limit) {
-      for (let j = last + 1; j < i; j++) out[j] = undefined;
-    }
-    last = i;
-  }
-  return out;
+// One load's answers and the width they were fetched for.
+interface Fetched {
+  width: number;
+  answers: Answer[];
 }
 
-export class ChartView {
-  readonly root: HTMLElement;
-  private readonly body: HTMLElement;
-  private readonly plotEl: HTMLElement;
-  private readonly msgEl: HTMLElement;
-  private readonly unitEl: HTMLElement;
-  private readonly titleEl: HTMLElement;
+export class ChartView extends ChartBase<Fetched> {
   private readonly csv: HTMLAnchorElement;
-  private u: uPlot | null = null;
-  private sig = '';
-  private zoom: [number, number] | null = null;
   private extent: [number, number] | null = null;
   private answers: Answer[] | null = null;
   private xAxis: string;
-  private abort: AbortController | null = null;
-  private lastFetch = 0;
-  private timer: number | null = null;
-  private retryTimer: number | null = null;
   private panTimer: number | null = null;
   private fetchedWidth = 0;
-  private updates = 0;
   private lastVals: PlotValue[] = []; // per uPlot series index: the latest value, shown when not hovering
-  private destroyed = false;
-  private readonly ro: ResizeObserver;
   private readonly io: IntersectionObserver;
   private onScreen = true;
   private stale = false; // a live refresh was skipped while off-screen or in a hidden tab
@@ -178,36 +83,27 @@ export class ChartView {
     private readonly spec: ChartSpec,
     private readonly host: ChartHost,
   ) {
-    this.xAxis = spec.xAxis;
     const idAttrs =
       spec.kind === 'chart'
         ? { testid: 'chart', 'data-chart-id': spec.id }
         : { testid: 'panel', 'data-panel-id': spec.id };
-    this.titleEl = h('span', { class: 'chart-title', testid: 'chart-title' }, spec.title);
-    this.unitEl = h('span', { class: 'chart-unit', testid: 'chart-unit' });
+    super({
+      id: spec.id,
+      title: spec.title,
+      unit: spec.unit,
+      height: kHeight,
+      attrs: { class: 'chart', ...idAttrs },
+      bodyClass: 'chart-body',
+    });
+    this.xAxis = spec.xAxis;
     this.csv = h('a', { class: 'btn btn-small', testid: 'chart-csv', download: '', title: 'Download CSV (full resolution)' }, 'CSV');
-    const controls = h(
-      'div',
-      { class: 'chart-controls' },
+    this.controls.prepend(
       button('◀', { class: 'btn btn-small', testid: 'chart-pan-left', title: 'Pan left (or shift+wheel)' }, () => this.panBy(-0.25)),
       button('▶', { class: 'btn btn-small', testid: 'chart-pan-right', title: 'Pan right (or shift+wheel)' }, () => this.panBy(0.25)),
-      button('Reset', { class: 'btn btn-small', testid: 'chart-reset', title: 'Show the whole range (or double-click)' }, () => this.reset()),
-      this.csv,
-      ...(spec.controls ?? []),
     );
-    this.plotEl = h('div', { class: 'chart-plot' });
-    this.msgEl = h('div', { class: 'chart-msg', testid: 'chart-message' }, 'Loading…');
-    this.body = h('div', { class: 'chart-body' }, this.plotEl, this.msgEl);
-    this.root = h(
-      'section',
-      { class: 'chart', ...idAttrs },
-      h('header', { class: 'chart-head' }, h('div', { class: 'chart-name' }, this.titleEl, this.unitEl), controls),
-      this.body,
-    );
-    this.setUnit(spec.unit);
+    this.controls.append(this.csv, ...(spec.controls ?? []));
     this.updateCsv();
 
-    this.plotEl.addEventListener('dblclick', () => this.reset());
     this.plotEl.addEventListener(
       'wheel',
       (e) => {
@@ -218,8 +114,6 @@ export class ChartView {
       },
       { passive: false },
     );
-    this.ro = new ResizeObserver(() => this.onResize());
-    this.ro.observe(this.body);
     this.io = new IntersectionObserver(
       (entries) => {
         for (const e of entries) this.onScreen = e.isIntersecting;
@@ -238,28 +132,11 @@ export class ChartView {
     }
   }
 
-  // First load; call once the root is in the document (the width comes from the layout).
-  start(): void {
-    void this.load();
-  }
-
-  // A live update: refetch, at most once per second; a chart off-screen (or in a hidden tab) only notes
-  // it and refetches when it comes into view.
-  refresh(): void {
-    if (this.destroyed || this.timer !== null) return;
-    if (!this.onScreen || document.hidden) {
-      this.stale = true;
-      return;
-    }
-    const wait = this.lastFetch + kThrottleMs - Date.now();
-    if (this.abort || wait > 0) {
-      this.timer = window.setTimeout(() => {
-        this.timer = null;
-        this.refresh();
-      }, Math.max(wait, 100));
-      return;
-    }
-    void this.load();
+  // A chart off-screen (or in a hidden tab) only notes a live update and refetches when it comes into view.
+  protected override deferRefresh(): boolean {
+    if (this.onScreen && !document.hidden) return false;
+    this.stale = true;
+    return true;
   }
 
   timeModeChanged(): void {
@@ -276,19 +153,11 @@ export class ChartView {
     if (this.answers) this.plot(this.answers);
   }
 
-  destroy(): void {
-    this.destroyed = true;
-    this.abort?.abort();
-    if (this.timer !== null) clearTimeout(this.timer);
-    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+  override destroy(): void {
+    super.destroy();
     if (this.panTimer !== null) clearTimeout(this.panTimer);
-    this.ro.disconnect();
     this.io.disconnect();
     document.removeEventListener('visibilitychange', this.onVisibility);
-    this.u?.destroy();
-    this.u = null;
-    window.__runmonCharts.delete(this.spec.id);
-    this.root.remove();
   }
 
   // ---- data ----
@@ -325,73 +194,49 @@ export class ChartView {
     this.csv.href = apiUrl('/api/chart.csv', { ...this.baseQuery(dirs), ...this.apiRange() });
   }
 
-  private pixelWidth(): number {
-    const w = Math.round(this.body.clientWidth || this.root.clientWidth || 600);
-    return Math.max(1, Math.min(2000, w));
-  }
-
-  private loadNow(): void {
-    if (this.timer !== null) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
-    void this.load();
-  }
-
-  private async load(): Promise<void> {
-    if (this.destroyed) return;
-    this.abort?.abort();
-    const ac = new AbortController();
-    this.abort = ac;
-    this.lastFetch = Date.now();
-    if (this.retryTimer !== null) {
-      clearTimeout(this.retryTimer);
-      this.retryTimer = null;
-    }
+  protected async request(signal: AbortSignal): Promise<Fetched> {
     const width = this.pixelWidth();
     const runs = this.host.runs();
     this.updateCsv();
-    try {
-      let answers: Answer[];
-      if (this.wall() && this.zoom && runs.length > 1) {
-        // Runs started at different times: each run's own x range, so each gets full resolution.
-        const [a, b] = this.zoom;
-        const got = await Promise.all(
-          runs.map(async (r) => {
-            const s = r.start ?? 0;
-            const start = Math.max(0, a - s);
-            const end = b - s;
-            if (!(end > start)) return null;
-            try {
-              const q = { ...this.baseQuery([r.dir]), width, start, end };
-              return { data: await limited(() => fetchChart(q, ac.signal)) };
-            } catch (e) {
-              if (e instanceof ApiError && e.status === 404) return null; // that run lacks the chart
-              throw e;
-            }
-          }),
-        );
-        answers = got.filter((x): x is Answer => x !== null);
-      } else {
-        const q = { ...this.baseQuery(runs.map((r) => r.dir)), width, ...this.apiRange() };
-        answers = [{ data: await limited(() => fetchChart(q, ac.signal)) }];
-      }
-      if (ac.signal.aborted || this.destroyed) return;
-      this.fetchedWidth = width;
-      this.answers = answers;
-      this.plot(answers);
-      if (answers.some((a) => a.data.loading)) {
-        this.retryTimer = window.setTimeout(() => {
-          this.retryTimer = null;
-          this.refresh();
-        }, 1000);
-      }
-    } catch (e) {
-      if (isAbort(e) || ac.signal.aborted || this.destroyed) return;
-      this.showMessage(e instanceof ApiError && e.status === 404 ? 'No data' : `Error: ${errorText(e)}`, true);
-    } finally {
-      if (this.abort === ac) this.abort = null;
+    let answers: Answer[];
+    if (this.wall() && this.zoom && runs.length > 1) {
+      // Runs started at different times: each run's own x range, so each gets full resolution.
+      const [a, b] = this.zoom;
+      const got = await Promise.all(
+        runs.map(async (r) => {
+          const s = r.start ?? 0;
+          const start = Math.max(0, a - s);
+          const end = b - s;
+          if (!(end > start)) return null;
+          try {
+            const q = { ...this.baseQuery([r.dir]), width, start, end };
+            return { data: await limited(() => fetchChart(q, signal)) };
+          } catch (e) {
+            if (e instanceof ApiError && e.status === 404) return null; // that run lacks the chart
+            throw e;
+          }
+        }),
+      );
+      answers = got.filter((x): x is Answer => x !== null);
+    } else {
+      const q = { ...this.baseQuery(runs.map((r) => r.dir)), width, ...this.apiRange() };
+      answers = [{ data: await limited(() => fetchChart(q, signal)) }];
     }
+    return { width, answers };
+  }
+
+  protected received({ width, answers }: Fetched): void {
+    this.fetchedWidth = width;
+    this.answers = answers;
+    this.plot(answers);
+  }
+
+  protected loading({ answers }: Fetched): boolean {
+    return answers.some((a) => a.data.loading);
+  }
+
+  protected override failure(e: unknown): string {
+    return e instanceof ApiError && e.status === 404 ? 'No data' : super.failure(e);
   }
 
   private build(answers: Answer[]): Built {
@@ -472,21 +317,6 @@ export class ChartView {
     };
   }
 
-  private setUnit(unit: string): void {
-    this.unitEl.textContent = unit ? unit : '';
-    this.unitEl.hidden = unit === '';
-  }
-
-  private showMessage(text: string | null, error = false): void {
-    if (text === null) {
-      this.msgEl.hidden = true;
-      return;
-    }
-    replaceChildren(this.msgEl, text);
-    this.msgEl.classList.toggle('error', error);
-    this.msgEl.hidden = false;
-  }
-
   private plot(answers: Answer[]): void {
     const b = this.build(answers);
     const wall = this.wall();
@@ -516,15 +346,12 @@ export class ChartView {
       }
     }
 
-    this.updates++;
-    window.__runmonCharts.set(this.spec.id, {
+    this.publish({
       kind: this.spec.kind,
       title: b.title,
       unit: b.unit,
       xAxis: b.xAxis,
       timeMode: this.host.timeMode(),
-      range: this.zoom ? [this.zoom[0], this.zoom[1]] : null,
-      updates: this.updates,
       x: b.x,
       series: b.series,
     });
@@ -537,58 +364,23 @@ export class ChartView {
     }
 
     this.lastVals = [null, ...b.series.map((s) => lastValue(s.values))];
-    const data = [b.x, ...b.series.map((s) => s.values)] as uPlot.AlignedData;
-    const dark = matchMedia('(prefers-color-scheme: dark)').matches;
-    const sig = JSON.stringify([b.series.map((s) => s.name), b.xAxis, wall, b.unit, dark]);
-    if (!this.u || sig !== this.sig) {
-      this.u?.destroy();
-      this.sig = sig;
-      this.u = new uPlot(this.options(b, wall), data, this.plotEl);
-    } else {
-      this.u.setData(data, !this.zoom);
-    }
-    if (this.zoom) this.u.setScale('x', { min: this.zoom[0], max: this.zoom[1] });
+    this.draw(b.x, b.series, [b.series.map((s) => s.name), b.xAxis, wall, b.unit], () => this.options(b, wall));
   }
 
   private options(b: Built, wall: boolean): uPlot.Options {
-    const fg = cssVar('--fg-muted', '#888');
-    const grid = cssVar('--grid', 'rgba(128,128,128,0.2)');
     const unit = b.unit;
     const xAxis = b.xAxis;
     const runIndex = this.host.runs().map((r) => r.dir);
     const keyIndex = [...new Set(b.series.map((s) => s.key))];
-    const axisBase = {
-      stroke: fg,
-      grid: { stroke: grid, width: 1 },
-      ticks: { stroke: grid, width: 1, size: 4 },
-      font: '11px system-ui, sans-serif',
-    };
-    const xAxisOpts: uPlot.Axis =
-      xAxis === 'step'
-        ? { ...axisBase, values: (_u, splits) => formatTicks(splits, '') }
-        : wall
-          ? { ...axisBase, values: (_u, splits, _ai, _space, incr) => formatWallTicks(splits, incr) }
-          : {
-              ...axisBase,
-              incrs: kRelTimeIncrs,
-              values: (_u, splits, _ai, _space, incr) => splits.map((v) => formatRelTick(v, incr)),
-            };
-    const yAxisOpts: uPlot.Axis = {
-      ...axisBase,
-      ...(isByteUnit(unit) ? { incrs: kByteIncrs } : {}),
-      values: (_u, splits) => formatTicks(splits, unit),
-      size: (_u, values) => (values ? Math.max(36, Math.max(...values.map((v) => String(v ?? '').length)) * 6.5 + 16) : 50),
-    };
-    return {
-      width: this.pixelWidth(),
-      height: kHeight,
-      scales: {
-        x: { time: wall },
-        y:
-          unit === '%'
-            ? { range: (_u, mn, mx) => [Math.min(0, mn ?? 0), Math.max(100, mx ?? 100)] }
-            : {},
-      },
+    return this.plotOptions({
+      unit,
+      wall,
+      xAxis:
+        xAxis === 'step'
+          ? { values: (_u, splits) => formatTicks(splits, '') }
+          : wall
+            ? { values: (_u, splits, _ai, _space, incr) => formatWallTicks(splits, incr) }
+            : kRelTimeAxis,
       series: [
         {
           label: xAxis === 'step' ? 'step' : 'time',
@@ -604,39 +396,10 @@ export class ChartView {
             formatValue(idx === null ? this.lastVals[si] : v, unit),
         })),
       ],
-      axes: [xAxisOpts, yAxisOpts],
-      cursor: {
-        y: false,
-        drag: { x: true, y: false, setScale: false },
-        bind: { dblclick: () => null },
-      },
-      legend: { live: true },
-      hooks: { setSelect: [(u) => this.onSelect(u)] },
-    };
+    });
   }
 
   // ---- interaction ----
-
-  private onSelect(u: uPlot): void {
-    const sel = u.select;
-    if (sel.width < 4) return;
-    const a = u.posToVal(sel.left, 'x');
-    const b = u.posToVal(sel.left + sel.width, 'x');
-    u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
-    if (b > a) this.zoomTo([a, b]);
-  }
-
-  private zoomTo(range: [number, number]): void {
-    this.zoom = range;
-    this.u?.setScale('x', { min: range[0], max: range[1] });
-    this.loadNow();
-  }
-
-  private reset(): void {
-    if (!this.zoom) return;
-    this.zoom = null;
-    this.loadNow();
-  }
 
   private panBy(fraction: number, debounce = false): void {
     if (!this.zoom) return;
@@ -663,10 +426,8 @@ export class ChartView {
     }
   }
 
-  private onResize(): void {
-    if (this.destroyed) return;
-    const w = this.pixelWidth();
-    if (this.u && Math.abs(this.u.width - w) >= 1) this.u.setSize({ width: w, height: kHeight });
-    if (this.fetchedWidth > 0 && Math.abs(w - this.fetchedWidth) / this.fetchedWidth > 0.25) this.refresh();
+  // Refetches when the width moved by more than a quarter from the one the data was fetched for.
+  protected override resized(width: number): void {
+    if (this.fetchedWidth > 0 && Math.abs(width - this.fetchedWidth) / this.fetchedWidth > 0.25) this.refresh();
   }
 }

@@ -5,6 +5,7 @@ import './style.css';
 import { setUnauthorizedHandler } from './api';
 import { h, replaceChildren } from './dom';
 import { type Page, parseRoute } from './router';
+import { jobPage, jobsPage } from './jobs';
 import { runsPage } from './runs';
 import { showAuthBanner } from './widgets';
 import { workspacePage } from './workspace';
@@ -33,7 +34,16 @@ function route(): void {
   current = null;
   window.__runmonCharts.clear();
   const r = parseRoute(location.hash);
-  const page = r.kind === 'runs' ? runsPage(r.query) : r.kind === 'workspace' ? workspacePage(r.dirs) : missingPage(r.hash);
+  const page =
+    r.kind === 'runs'
+      ? runsPage(r.query)
+      : r.kind === 'workspace'
+        ? workspacePage(r.dirs)
+        : r.kind === 'jobs'
+          ? jobsPage()
+          : r.kind === 'job'
+            ? jobPage(r.id, r.query)
+            : missingPage(r.hash);
   current = page;
   document.title = page.title;
   replaceChildren(app, page.root);

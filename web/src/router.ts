@@ -1,6 +1,7 @@
 // Hash routing, so the server only ever serves index.html: #/ (the runs table, with its state in the
-// hash's query) and #/runs/<dir>[,<dir>...] (a workspace). Directory names are URI-encoded one by one,
-// so a comma inside a name cannot split it.
+// hash's query), #/runs/<dir>[,<dir>...] (a workspace), #/jobs (the jobs list) and #/jobs/<id> (a job's
+// nodes in one view, with its metric and view in the query: #/jobs/4711?key=gpu.0.gpu&view=nodes).
+// Directory names and job ids are URI-encoded, so a comma or "?" inside one cannot split it.
 
 export interface Page {
   root: HTMLElement;
@@ -11,10 +12,17 @@ export interface Page {
 export type Route =
   | { kind: 'runs'; query: URLSearchParams }
   | { kind: 'workspace'; dirs: string[] }
+  | { kind: 'jobs' }
+  | { kind: 'job'; id: string; query: URLSearchParams }
   | { kind: 'missing'; hash: string };
 
 export function runsHash(dirs: string[]): string {
   return '#/runs/' + dirs.map(encodeURIComponent).join(',');
+}
+
+export function jobHash(id: string, query?: URLSearchParams): string {
+  const qs = query?.toString() ?? '';
+  return '#/jobs/' + encodeURIComponent(id) + (qs ? `?${qs}` : '');
 }
 
 function decode(s: string): string | null {
@@ -36,6 +44,13 @@ export function parseRoute(hash: string): Route {
       if (d && !dirs.includes(d)) dirs.push(d);
     }
     if (dirs.length > 0) return { kind: 'workspace', dirs };
+  }
+  if (h === '/jobs' || h === '/jobs/') return { kind: 'jobs' };
+  if (h.startsWith('/jobs/')) {
+    const rest = h.slice('/jobs/'.length);
+    const q = rest.indexOf('?');
+    const id = decode(q < 0 ? rest : rest.slice(0, q));
+    if (id) return { kind: 'job', id, query: new URLSearchParams(q < 0 ? '' : rest.slice(q + 1)) };
   }
   return { kind: 'missing', hash: h };
 }

@@ -1,13 +1,14 @@
 // The runs table (#/): server-side sorting, filtering and paging (a logdir may hold 10,000 runs), a
-// selection that survives paging for "Compare N runs", and a refresh when the server says the list
-// changed. The table state lives in the hash's query (#/?sort=name&order=asc&q=x&offset=100) so a
+// selection that survives paging for "Compare N runs", a link from each node of a distributed job to the
+// job's view (jobs.ts), and a refresh when the server says the list changed. The table state lives in the
+// hash's query (#/?sort=name&order=asc&q=x&offset=100) so a
 // reload or the back button returns to the same page.
 
 import { errorText, fetchRuns, isAbort, type RunSummary, type RunsPage } from './api';
 import { button, h, replaceChildren } from './dom';
 import { EventStream } from './events';
 import { formatDuration, formatTime } from './format';
-import { runsHash, type Page } from './router';
+import { jobHash, runsHash, type Page } from './router';
 import { stateBadge } from './widgets';
 
 const kPageSize = 100;
@@ -148,6 +149,7 @@ export function runsPage(query: URLSearchParams): Page {
       'div',
       { class: 'toolbar' },
       h('h1', null, 'Runs'),
+      h('a', { href: '#/jobs', class: 'btn', testid: 'nav-jobs', title: 'Runs grouped by the job their nodes ran' }, 'Jobs'),
       logdirEl,
       filter,
       h('div', { class: 'pager' }, prevBtn, rangeEl, nextBtn),
@@ -206,6 +208,16 @@ export function runsPage(query: URLSearchParams): Page {
     });
     const link = h('a', { href: runsHash([r.dir]), testid: 'run-link', class: 'run-name', title: r.name || r.dir }, r.name || r.dir);
     const nameCell = h('td', { class: 'col-name' }, link);
+    if (r.jobId !== null) {
+      // A node of a distributed job: its job's view of all the nodes.
+      nameCell.appendChild(
+        h(
+          'a',
+          { href: jobHash(r.jobId), class: 'job-ref', testid: 'run-job-link', title: `All the nodes of job ${r.jobId}` },
+          `job ${r.jobId} · node ${r.nodeRank || '?'}`,
+        ),
+      );
+    }
     if (r.warning !== null) {
       nameCell.appendChild(
         h('span', { class: 'warn-icon', testid: 'run-warning', title: r.warning, role: 'img', 'aria-label': `Warning: ${r.warning}` }, '⚠'),

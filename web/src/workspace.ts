@@ -4,12 +4,13 @@
 // refetches a run's header and the charts (each at most once per second) when the run grows.
 
 import { ApiError, apiUrl, type ChartDef, errorText, fetchRun, type RunDetail } from './api';
-import { type ChartHost, ChartView, type RunRef, type TimeMode } from './chart';
+import { type ChartHost, ChartView, type RunRef } from './chart';
+import type { TimeMode } from './chart_common';
 import { button, h, replaceChildren } from './dom';
 import { EventStream } from './events';
 import { formatDuration, formatTime } from './format';
 import { Panels } from './panels';
-import type { Page } from './router';
+import { jobHash, type Page } from './router';
 import { stateBadge } from './widgets';
 
 const kTimeModeKey = 'runmon.timeMode';
@@ -193,6 +194,14 @@ export function workspacePage(dirs: string[]): Page {
         { class: 'facts' },
         ...facts.map(([k, v, t]) => h('div', { class: 'fact' }, h('dt', null, k), h('dd', { testid: t }, v))),
       ),
+      d.jobId !== null
+        ? h(
+            'div',
+            { class: 'job-of-run', testid: 'run-job' },
+            `Node ${d.nodeRank || '?'} of job `,
+            h('a', { href: jobHash(d.jobId), testid: 'run-job-link' }, d.jobId),
+          )
+        : null,
       command ? h('div', { class: 'command mono', testid: 'run-command', title: command }, command) : null,
       d.warnings.length
         ? h(
