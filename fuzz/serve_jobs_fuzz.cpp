@@ -67,6 +67,35 @@ runmon::web::RunStore& Store() {
   });
 }
 
+// A job's series: small, every column and every node's values as long as the times, min <= median <= max,
+// and the nodes named at the minimum and maximum among the nodes listed (and counted among them).
+void CheckSeries(const runmon::web::ApiResponse& response) {
+  const nlohmann::json body = runmon::fuzz::CheckApiJson(response);
+  if (response.status != 200) return;
+  FUZZ_CHECK(response.body.size() < 200 * 1000);
+  const nlohmann::json& band = body.at("band");
+  const nlohmann::json& nodes = body.at("nodes");
+  const size_t points = band.at("t").size();
+  for (const char* column : {"min", "median", "max", "min_node", "max_node", "count"})
+    FUZZ_CHECK(band.at(column).size() == points);
+  for (const auto& node : nodes) FUZZ_CHECK(node.at("values").size() == points);
+  for (size_t i = 0; i < points; ++i) {
+    const auto& min = band["min"][i];
+    const auto& median = band["median"][i];
+    const auto& max = band["max"][i];
+    if (min.is_number() && median.is_number() && max.is_number()) {
+      FUZZ_CHECK(min.get<double>() <= median.get<double>() && median.get<double>() <= max.get<double>());
+    }
+    const auto count = band["count"][i].get<int64_t>();
+    FUZZ_CHECK(count >= 0 && static_cast<size_t>(count) <= nodes.size());
+    if (count == 0) continue;
+    for (const char* named : {"min_node", "max_node"}) {
+      const auto node = band[named][i].get<int64_t>();
+      FUZZ_CHECK(node >= 0 && static_cast<size_t>(node) < nodes.size());
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
