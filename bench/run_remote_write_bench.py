@@ -68,6 +68,20 @@ def query(port, expression, at):
         return json.loads(response.read())["data"]["result"]
 
 
+def stored_count(port, run_id, window, at):
+    """The values Prometheus holds for the run: count_over_time one metric name at a time (over all names at
+    once the results, which lose their names, would collide)."""
+    url = f"http://127.0.0.1:{port}/api/v1/label/__name__/values?" + urllib.parse.urlencode(
+        {"match[]": f'{{run_id="{run_id}"}}'})
+    with urllib.request.urlopen(url, timeout=60) as response:
+        names = json.loads(response.read())["data"]
+    total = 0
+    for name in names:
+        for result in query(port, f'count_over_time({name}{{run_id="{run_id}"}}[{window}s])', at):
+            total += int(float(result["value"][1]))
+    return total
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runmon", required=True)
@@ -109,9 +123,7 @@ def main():
                                        f"http://127.0.0.1:{port}/api/v1/write"], capture_output=True, text=True)
             if pushed.returncode != 0:
                 sys.exit(f"push failed: {pushed.stderr}")
-            stored = query(port, f'sum(count_over_time({{run_id="{run_id}"}}[{int(args.seconds) + 600}s]))',
-                           start_time + args.seconds + 1)
-            stored_values = int(float(stored[0]["value"][1])) if stored else 0
+            stored_values = stored_count(port, run_id, int(args.seconds) + 600, start_time + args.seconds + 1)
         finally:
             prometheus.terminate()
             prometheus.wait(timeout=60)
