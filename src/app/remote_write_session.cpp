@@ -19,6 +19,7 @@
 #include "runlog/log_reader.hpp"
 #include "runlog/record_reader.hpp"
 #include "runlog/run_directory.hpp"
+#include "runview/metric_groups.hpp"
 
 namespace runmon {
 namespace {
@@ -255,7 +256,8 @@ Result<uint64_t> QueueLoggedSamples(const std::filesystem::path& log, remote_wri
       const std::string& text = item.value_json();
       const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
       if (error != std::errc() || end != text.data() + text.size()) continue;  // strings, NaN as text
-      sample.metrics.Add(item.key(), value);
+      // A run recorded with --label (W&B's x_label) has keys ending in /l:LABEL: the series is the key's.
+      sample.metrics.Add(std::string(runview::SplitKeyLabel(item.key()).base), value);
     }
     if (sample.metrics.empty()) continue;
     // Enqueue never waits and its buffer in memory is bounded: a log is read much faster than it is sent,

@@ -215,6 +215,18 @@ class RemoteWriteTest(unittest.TestCase):
         # The queue belongs to the hung receiver's URL: push of another URL sends the whole run from its log.
         self.assert_landed_once(server, run_dir)
 
+    def test_push_of_a_labelled_run_sends_its_keys_series(self):
+        # --label (W&B's x_label) makes the log's keys end in /l:LABEL; pushed, they are the keys' own series.
+        run("run", "--dir", self.logdir, "--interval", "0.2", "--label", "node1", "--", "sleep", "1", check=True)
+        run_dir = run_dir_of(self.logdir)
+        fake = self.receiver()
+        pushed = run("push", run_dir, "--remote-write", fake.url, timeout=120)
+        self.assertEqual(pushed.returncode, 0, pushed.stderr)
+        names = {labels["__name__"] for r in fake.requests for labels, _ in decode_write_request(r[2])}
+        self.assertIn("runmon_host_cpu_ratio", names)
+        self.assertIn("runmon_memory_used_ratio", names)
+        self.assertGreater(int(SENT.search(pushed.stderr).group(2)), 0, pushed.stderr)
+
     def test_push_delivers_the_left_over_queue(self):
         port = refused_port()
         url = f"http://127.0.0.1:{port}/api/v1/write"
