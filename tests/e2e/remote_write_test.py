@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import tempfile
 import time
 import unittest
@@ -273,9 +272,18 @@ class RemoteWriteTest(unittest.TestCase):
         killed_dir = wait_for(lambda: glob.glob(os.path.join(self.logdir, "run-*", "remote-write", "*", "*.seg")),
                               what="a queue segment")
         time.sleep(1.5)
+        # The command outlives runmon's kill -9: it is ended by its own pid (other tests' sleeps run beside).
+        children = []
+        for task in glob.glob(f"/proc/{runmon.proc.pid}/task/*/children"):
+            with open(task) as f:
+                children += [int(pid) for pid in f.read().split()]
         runmon.proc.send_signal(signal.SIGKILL)
         runmon.proc.wait(timeout=10)
-        subprocess.run(["pkill", "-f", "sleep 30"], check=False)
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         killed_run = os.path.dirname(os.path.dirname(os.path.dirname(killed_dir[0])))
         server.start()
         result = self.record("--remote-write", server.write_url, seconds=1)
