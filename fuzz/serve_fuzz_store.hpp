@@ -1,13 +1,16 @@
 // What the dashboard's fuzz targets share: the RunStore over a logdir the target writes once (in the
 // system's temporary directory, removed at exit, the store started and kept for the whole fuzzing process),
-// and the check every API answer meets (200, 400 or 404, JSON, an error with a message).
+// the check every API answer meets (200, 400 or 404, JSON, an error with a message), and the fuzzer's bytes
+// as query parameters.
 #pragma once
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +37,21 @@ web::RunStore& StartedRunStore(const std::string& name, WriteLogdir write) {
     return started;
   }();
   return *store;
+}
+
+// `text` split at '&' and '=' into parameters: any bytes, repeated names, no value.
+inline web::QueryParams QueryFromBytes(std::string_view text) {
+  web::QueryParams params;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t amp = std::min(text.find('&', start), text.size());
+    const std::string_view part = text.substr(start, amp - start);
+    const size_t equals = part.find('=');
+    params.emplace(std::string(part.substr(0, equals)),
+                   equals == std::string_view::npos ? std::string() : std::string(part.substr(equals + 1)));
+    start = amp + 1;
+  }
+  return params;
 }
 
 inline nlohmann::json CheckApiJson(const web::ApiResponse& response) {

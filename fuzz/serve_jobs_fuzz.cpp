@@ -103,16 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t newline = std::min(text.find('\n'), text.size());
   const std::string job(text.substr(0, newline));
   const std::string_view query = newline < text.size() ? text.substr(newline + 1) : std::string_view();
-  runmon::web::QueryParams params;
-  size_t start = 0;
-  while (start <= query.size()) {
-    const size_t amp = std::min(query.find('&', start), query.size());
-    const std::string_view part = query.substr(start, amp - start);
-    const size_t equals = part.find('=');
-    params.emplace(std::string(part.substr(0, equals)),
-                   equals == std::string_view::npos ? std::string() : std::string(part.substr(equals + 1)));
-    start = amp + 1;
-  }
+  const runmon::web::QueryParams params = runmon::fuzz::QueryFromBytes(query);
   auto& store = Store();
   runmon::fuzz::CheckApiJson(runmon::web::ListJobs(store, params));
   runmon::fuzz::CheckApiJson(runmon::web::DescribeJob(store, job));

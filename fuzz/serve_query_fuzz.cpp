@@ -57,16 +57,7 @@ runmon::web::RunStore& Store() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text = runmon::fuzz::AsText(data, size);
-  runmon::web::QueryParams params;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t amp = std::min(text.find('&', start), text.size());
-    const std::string_view part = text.substr(start, amp - start);
-    const size_t equals = part.find('=');
-    params.emplace(std::string(part.substr(0, equals)),
-                   equals == std::string_view::npos ? std::string() : std::string(part.substr(equals + 1)));
-    start = amp + 1;
-  }
+  const runmon::web::QueryParams params = runmon::fuzz::QueryFromBytes(text);
   auto& store = Store();
   runmon::fuzz::CheckApiJson(runmon::web::ListRuns(store, params));
   const auto chart = runmon::web::ChartJson(store, params);

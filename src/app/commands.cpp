@@ -211,7 +211,7 @@ int RunCommandLine(int argc, char** argv) {
                   "W&B's x_label: every metric key of the run log ends with /l:LABEL (default: "
                   "WANDB_X_LABEL, else none)")
       ->type_name("LABEL");
-  run_options.remote_write.AddTo(*run);
+  run_options.remote_write.AddTo(*run, RemoteWriteFlags::DrainFlag::kAdd);
   run->add_option("command", run_options.command, "The command and its arguments (after --)")
       ->type_name("-- CMD [ARGS...]");
   run->footer("Exits with CMD's status (128 + the signal when it was killed); 127 when CMD does not exist.");
@@ -223,7 +223,7 @@ int RunCommandLine(int argc, char** argv) {
   push->add_option("run_dir", push_options.run_directory, "A run directory (run-YYYYMMDD_HHMMSS-<id>/)")
       ->required()
       ->type_name("RUNDIR");
-  push_options.remote_write.AddTo(*push);
+  push_options.remote_write.AddTo(*push, RemoteWriteFlags::DrainFlag::kLeaveOut);
   push->add_option("--timeout", push_options.timeout_seconds,
                    "Give up after this many seconds; what is left stays queued (default 600)")
       ->type_name("SECONDS");

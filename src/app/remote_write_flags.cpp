@@ -92,7 +92,7 @@ uint32_t Fnv1a(std::string_view text) {
 
 }  // namespace
 
-void RemoteWriteFlags::AddTo(CLI::App& command) {
+void RemoteWriteFlags::AddTo(CLI::App& command, DrainFlag drain_flag) {
   command
       .add_option(
           "--remote-write", urls,
@@ -115,6 +115,7 @@ void RemoteWriteFlags::AddTo(CLI::App& command) {
       .add_option("--remote-write-queue-size", queue_size,
                   "Bound of each destination's queue on disk; past it the oldest samples go (default 256MiB)")
       ->type_name("SIZE");
+  if (drain_flag == DrainFlag::kLeaveOut) return;
   command
       .add_option(
           "--remote-write-drain-timeout", drain_timeout_seconds,

@@ -29,7 +29,8 @@ struct RemoteWriteFlags {
   std::string queue_size = "256MiB";  // per destination
   double drain_timeout_seconds = 10;
 
-  void AddTo(CLI::App& command);
+  enum class DrainFlag { kAdd, kLeaveOut };  // push bounds its wait with its own --timeout
+  void AddTo(CLI::App& command, DrainFlag drain_flag);
 };
 
 struct RemoteWriteDestination {

@@ -334,6 +334,10 @@ class RemoteWriteTest(unittest.TestCase):
         result = run("push", self.tmp.name, "--remote-write", "http://127.0.0.1:9/w")
         self.assertEqual(result.returncode, 2, result.stderr)
         self.assertIn("not a run directory", result.stderr)
+        # push's wait is its --timeout: the run's drain flag is not one of push's.
+        result = run("push", self.tmp.name, "--remote-write", "http://127.0.0.1:9/w", "--remote-write-drain-timeout", "1")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("--remote-write-drain-timeout", result.stderr)
 
 
 if __name__ == "__main__":
