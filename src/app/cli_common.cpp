@@ -39,6 +39,11 @@ void Warn(const std::string& message) {
   fmt::print(stderr, "runmon: {}\n", line);
 }
 
+CLI::Option* AddRepeatableOption(CLI::App& app, const std::string& name, std::vector<std::string>& values,
+                                 const std::string& help) {
+  return app.add_option(name, values, help)->allow_extra_args(false);
+}
+
 void SamplerFlags::AddTo(CLI::App& app, std::string_view pid_help) {
   app.add_option("--interval", interval,
                  "Sampling interval: seconds (0.5) or with a unit (500ms, 15s, 2m); "
@@ -50,15 +55,12 @@ void SamplerFlags::AddTo(CLI::App& app, std::string_view pid_help) {
   app.add_flag("--no-process-tree", no_process_tree, "Monitor only the process itself, not its descendants");
   app.add_flag("--per-core", per_core, "Also report each logical CPU (cpu.{i}.cpu_percent)");
   app.add_flag("--no-cgroup", no_cgroup, "Ignore cgroup limits (host totals as denominators)");
-  app.add_option("--disk-path", disk_paths,
-                 "Filesystem path to report usage and I/O for (repeatable; default /)")
-      ->type_name("PATH")
-      // One value per flag: a repeatable flag would otherwise take the "--" and the command's own flags.
-      ->allow_extra_args(false);
-  app.add_option("--set", assignments, "W&B setting, e.g. --set x_stats_sampling_interval=1 (repeatable)")
-      ->type_name("x_stats_NAME=VALUE")
-      // One value per flag: a repeatable flag would otherwise take the "--" and the command's own flags.
-      ->allow_extra_args(false);
+  AddRepeatableOption(app, "--disk-path", disk_paths,
+                      "Filesystem path to report usage and I/O for (repeatable; default /)")
+      ->type_name("PATH");
+  AddRepeatableOption(app, "--set", assignments,
+                      "W&B setting, e.g. --set x_stats_sampling_interval=1 (repeatable)")
+      ->type_name("x_stats_NAME=VALUE");
   app.add_option("--root", root,
                  "Read proc, sys and etc under this directory instead of the host's (tests, "
                  "containers with the host's trees mounted)")

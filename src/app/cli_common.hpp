@@ -24,6 +24,11 @@ namespace runmon {
 std::vector<std::string> EnvironmentStrings();
 void Warn(const std::string& message);
 
+// A flag that may be given many times, one value each time. CLI11's default for a list would let one
+// occurrence take every following word: the "--" and the command's own flags after it.
+CLI::Option* AddRepeatableOption(CLI::App& app, const std::string& name, std::vector<std::string>& values,
+                                 const std::string& help);
+
 struct SamplerFlags {
   std::string interval;
   std::optional<long> pid;

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "app/cli_common.hpp"
 #include "config/openmetrics_settings.hpp"
 
 namespace runmon {
@@ -93,20 +94,14 @@ uint32_t Fnv1a(std::string_view text) {
 }  // namespace
 
 void RemoteWriteFlags::AddTo(CLI::App& command, DrainFlag drain_flag) {
-  command
-      .add_option(
-          "--remote-write", urls,
-          "Push every sample to this Prometheus remote-write URL (repeatable), through a queue on disk")
-      ->type_name("URL")
-      // One value per flag: a repeatable flag would otherwise take the "--" and the command's own flags.
-      ->allow_extra_args(false);
-  command
-      .add_option(
-          "--remote-write-header", headers,
-          "Send this header with every remote-write request (repeatable), e.g. Authorization=Basic ...")
-      ->type_name("NAME=VALUE")
-      // One value per flag: a repeatable flag would otherwise take the "--" and the command's own flags.
-      ->allow_extra_args(false);
+  AddRepeatableOption(
+      command, "--remote-write", urls,
+      "Push every sample to this Prometheus remote-write URL (repeatable), through a queue on disk")
+      ->type_name("URL");
+  AddRepeatableOption(
+      command, "--remote-write-header", headers,
+      "Send this header with every remote-write request (repeatable), e.g. Authorization=Basic ...")
+      ->type_name("NAME=VALUE");
   command
       .add_option("--remote-write-bearer-token-file", bearer_token_file,
                   "Send Authorization: Bearer <the file's content>, read again for every request")
