@@ -211,6 +211,12 @@ int RunCommandLine(int argc, char** argv) {
                   "W&B's x_label: every metric key of the run log ends with /l:LABEL (default: "
                   "WANDB_X_LABEL, else none)")
       ->type_name("LABEL");
+  run->add_option("--console", run_options.console,
+                  "auto: record the command's stdout and stderr (the run log's console output and "
+                  "files/output.log), passed on unchanged, through a pseudo-terminal where runmon's own "
+                  "stream is a terminal; off: the command writes to runmon's streams directly, unrecorded")
+      ->check(CLI::IsMember({"auto", "off"}))
+      ->type_name("auto|off");
   run_options.remote_write.AddTo(*run, RemoteWriteFlags::DrainFlag::kAdd);
   run->add_option("command", run_options.command, "The command and its arguments (after --)")
       ->type_name("-- CMD [ARGS...]");

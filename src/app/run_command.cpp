@@ -9,7 +9,10 @@
 // records and starts nothing) and its threads start after the stop signals are blocked; each sample goes
 // to the run log and then to the exposition cache the server reads. With --remote-write, each sample is
 // queued for the receivers after the log; their queues are drained, for a bounded time, once the run log
-// is closed.
+// is closed. The command's stdout and stderr (unless --console off) go through a console capture (a
+// pseudo-terminal where runmon's own stream is a terminal, else a pipe) that passes them on unchanged and
+// records them as OutputRawRecords and files/output.log; what is left of them is recorded after the
+// command exited and before the exit record (W&B's readers stop at the exit record).
 #include "app/run_command.hpp"
 
 #include <poll.h>
@@ -36,6 +39,7 @@
 #include "app/remote_write_session.hpp"
 #include "app/run_identity.hpp"
 #include "collectors/builtin.hpp"
+#include "console/console_capture.hpp"
 #include "core/wall_clock.hpp"
 #include "export/exposition.hpp"
 #include "host/child_process.hpp"
@@ -113,6 +117,51 @@ void WaitForExit(pid_t pid, const std::atomic<bool>& done) {
     }
   }
   if (pidfd >= 0) ::close(static_cast<int>(pidfd));
+}
+
+// The console capture for the command: a pseudo-terminal for each of runmon's streams that is a terminal.
+// When it cannot be opened (no pseudo-terminals in a container, no descriptors left) the command runs with
+// runmon's own streams, unrecorded.
+std::unique_ptr<console::ConsoleCapture> OpenConsoleCapture() {
+  console::ConsoleCaptureOptions capture_options;
+  capture_options.terminal = {::isatty(STDOUT_FILENO) == 1, ::isatty(STDERR_FILENO) == 1};
+  auto opened = console::ConsoleCapture::Open(capture_options);
+  if (!opened) {
+    Warn(fmt::format("the command's output is not recorded: {}", opened.error()));
+    return nullptr;
+  }
+  return std::move(*opened);
+}
+
+// Output waits for the run log's writer up to this much; past it (a disk far behind) it is dropped and
+// counted, and the samples keep the rest of the queue.
+constexpr size_t kConsoleQueueBytes = 32u << 20;
+
+void StartConsoleCapture(console::ConsoleCapture& capture, pid_t child, runlog::RunRecorder& recorder,
+                         const std::filesystem::path& files_directory) {
+  auto output_log = console::OutputLogFile::Create(files_directory / "output.log");
+  if (!output_log) Warn(output_log.error());
+  auto sink = [&recorder](console::ConsoleStream stream, const std::string& text, double timestamp) {
+    auto record = runlog::MakeOutputRawRecord(stream == console::ConsoleStream::kStderr, text, timestamp);
+    return recorder.AddUnlessBehind(record, kConsoleQueueBytes);
+  };
+  auto started = capture.Start(child, sink, output_log ? std::move(*output_log) : nullptr, Warn);
+  if (!started) Warn(fmt::format("the command's output is not recorded: {}", started.error()));
+}
+
+// Descendants that keep the command's output open get this long once the command exited.
+constexpr auto kConsoleGrace = std::chrono::seconds(2);
+
+void FinishConsoleCapture(console::ConsoleCapture& capture) {
+  capture.Finish(kConsoleGrace);
+  const console::CaptureCounts counts = capture.counts();
+  for (size_t i = 0; i < 2; ++i) {
+    if (counts.bytes_dropped[i] == 0) continue;
+    Warn(
+        fmt::format("{} of {} bytes the command wrote to {} were not recorded (the output came faster than "
+                    "the run log took it)",
+                    counts.bytes_dropped[i], counts.bytes_read[i], i == 0 ? "stdout" : "stderr"));
+  }
 }
 
 std::string DefaultDisplayName(const std::vector<std::string>& command) {
@@ -356,6 +405,12 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   ::signal(SIGPIPE, SIG_IGN);
   ::signal(SIGXFSZ, SIG_IGN);
   ::signal(SIGCHLD, SIG_DFL);
+  // The console capture takes window changes from a signalfd: blocked in every thread (the command gets
+  // the mask runmon inherited).
+  sigset_t window_change;
+  sigemptyset(&window_change);
+  sigaddset(&window_change, SIGWINCH);
+  ::pthread_sigmask(SIG_BLOCK, &window_change, nullptr);
   SignalRouting routing;
   // Before any thread starts, so every thread has the stop signals blocked.
   StopSignals signals([&](const siginfo_t& info) { routing.Handle(info); });
@@ -419,6 +474,9 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   auto run_record = runlog::MakeRunRecord(run_info);
   recorder.Add(run_record);
 
+  std::unique_ptr<console::ConsoleCapture> capture;
+  if (has_command && options.console != "off") capture = OpenConsoleCapture();
+
   int exit_status = 0;
   pid_t child = 0;
   if (has_command) {
@@ -430,13 +488,20 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
                        options.command.front()));
       exit_status = 128 + routing.stop_signal;
     } else {
-      auto spawned = SpawnChild(executable, options.command, inherited);
+      ChildStreams streams;
+      if (capture) {
+        streams.out = capture->command_fd(console::ConsoleStream::kStdout);
+        streams.err = capture->command_fd(console::ConsoleStream::kStderr);
+      }
+      auto spawned = SpawnChild(executable, options.command, inherited, streams);
       if (auto* error = std::get_if<CommandLookupError>(&spawned)) {
         Warn(error->message);
         exit_status = error->exit_status;
+        capture.reset();
       } else {
         child = std::get<pid_t>(spawned);
         routing.child = child;
+        if (capture) StartConsoleCapture(*capture, child, recorder, run_paths->files);
       }
     }
   }
@@ -469,6 +534,8 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
       exit_status = 1;
     }
   }
+
+  if (capture) FinishConsoleCapture(*capture);
 
   const double runtime =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_steady).count();

@@ -67,7 +67,8 @@ InheritedProcessState CaptureProcessState(const std::vector<int>& signals) {
 
 std::variant<pid_t, CommandLookupError> SpawnChild(const std::string& executable,
                                                    const std::vector<std::string>& argv,
-                                                   const InheritedProcessState& inherited) {
+                                                   const InheritedProcessState& inherited,
+                                                   ChildStreams streams) {
   if (argv.empty()) return CommandLookupError{127, "no command"};
   // Everything the child needs is built before fork: after it, only async-signal-safe calls.
   std::vector<char*> arguments;
@@ -102,6 +103,13 @@ std::variant<pid_t, CommandLookupError> SpawnChild(const std::string& executable
       struct sigaction action {};
       action.sa_handler = ignored ? SIG_IGN : SIG_DFL;
       ::sigaction(signal_number, &action, nullptr);
+    }
+    if ((streams.out >= 0 && ::dup2(streams.out, STDOUT_FILENO) < 0) ||
+        (streams.err >= 0 && ::dup2(streams.err, STDERR_FILENO) < 0)) {
+      const int error = errno;
+      ssize_t ignored = ::write(report[1], &error, sizeof(error));
+      (void)ignored;
+      ::_exit(126);
     }
     ::sigprocmask(SIG_SETMASK, &inherited.signal_mask, nullptr);
     if (restore_open_files) ::setrlimit(RLIMIT_NOFILE, &open_files);

@@ -1,6 +1,7 @@
 // Starting the command that `runmon run` monitors. The command is looked up on PATH first, so a missing or
 // non-executable command is reported by runmon itself (exit 127 or 126, as a shell does) before anything
-// starts. The child gets runmon's environment, stdin, stdout and stderr, and none of runmon's own changes:
+// starts. The child gets runmon's environment, stdin, stdout and stderr (or the ends of runmon's console
+// capture for stdout and stderr), and none of runmon's own changes:
 // the signal mask and the dispositions runmon changed are put back to what runmon inherited (a signal
 // ignored under nohup stays ignored), and so is the open-file limit. A file the kernel cannot execute
 // (no #! line) runs with /bin/sh, as execvp and shells do. An exec that still fails is reported through a
@@ -41,11 +42,19 @@ struct InheritedProcessState {
 // Records the signal mask and the dispositions of `signals` (call before changing them).
 InheritedProcessState CaptureProcessState(const std::vector<int>& signals);
 
+// The descriptors the child gets as its stdout and stderr (-1: runmon's own). They must be above 2 and
+// close-on-exec (the child's copies on 1 and 2 are not).
+struct ChildStreams {
+  int out = -1;
+  int err = -1;
+};
+
 // Forks and execs; returns the child's pid once the exec has succeeded. On failure the child has been
 // reaped; the error has a shell's status (127 when the file is gone, 126 otherwise) and errno's text.
 std::variant<pid_t, CommandLookupError> SpawnChild(const std::string& executable,
                                                    const std::vector<std::string>& argv,
-                                                   const InheritedProcessState& inherited);
+                                                   const InheritedProcessState& inherited,
+                                                   ChildStreams streams = {});
 
 // The exit status a shell would report for a wait status: the exit code, or 128 + the signal.
 int ShellExitStatus(int wait_status);

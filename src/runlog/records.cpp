@@ -107,6 +107,15 @@ wandb::Record MakeExitRecord(int exit_code, double runtime_seconds) {
   return record;
 }
 
+wandb::Record MakeOutputRawRecord(bool is_stderr, std::string_view text, double timestamp) {
+  wandb::Record record;
+  auto* output = record.mutable_output_raw();
+  output->set_output_type(is_stderr ? wandb::OutputRawRecord::STDERR : wandb::OutputRawRecord::STDOUT);
+  SetTimestamp(timestamp, *output->mutable_timestamp());
+  output->set_line(ToValidUtf8(text));
+  return record;
+}
+
 wandb::Record MakeFinalRecord() {
   wandb::Record record;
   record.mutable_final();

@@ -41,6 +41,9 @@ bool FillStatsRecord(const Sample& sample, wandb::Record& record, std::string_vi
 // facts learnt during the run (the OpenMetrics index -> labels table).
 wandb::Record MakeConfigRecord(const std::string& key, const nlohmann::json& value);
 wandb::Record MakeExitRecord(int exit_code, double runtime_seconds);
+// Console output of the command (W&B's OutputRawRecord): `text` as the terminal got it (valid UTF-8,
+// newlines, `\r` and escape codes included), from stderr or stdout, at `timestamp`.
+wandb::Record MakeOutputRawRecord(bool is_stderr, std::string_view text, double timestamp);
 wandb::Record MakeFinalRecord();
 
 // value_json for a number; empty when it is not finite.

@@ -30,6 +30,18 @@ void RunRecorder::Add(wandb::Record& record) {
   if (!stream_id_.empty()) record.mutable__info()->set_stream_id(stream_id_);
   std::lock_guard lock(mutex_);
   if (closing_) return;
+  Enqueue(record);
+}
+
+bool RunRecorder::AddUnlessBehind(wandb::Record& record, size_t max_queued_bytes) {
+  if (!stream_id_.empty()) record.mutable__info()->set_stream_id(stream_id_);
+  std::lock_guard lock(mutex_);
+  if (closing_ || queued_bytes_ + writing_bytes_ > max_queued_bytes) return false;
+  Enqueue(record);
+  return true;
+}
+
+void RunRecorder::Enqueue(wandb::Record& record) {
   record.set_num(next_num_++);
   Queued queued{record.SerializeAsString(), record.has_stats()};
   queued_bytes_ += queued.payload.size();
@@ -84,6 +96,7 @@ void RunRecorder::WriterLoop() {
       }
       const size_t taken = queue_.size();
       queue_.clear();
+      writing_bytes_ = queued_bytes_;
       queued_bytes_ = 0;
       lock.unlock();
       // Normally one write for everything queued. After a failure, one record at a time: a full disk takes
@@ -111,6 +124,7 @@ void RunRecorder::WriterLoop() {
       }
       for (bool d : done) written += d ? 1 : 0;
       lock.lock();
+      writing_bytes_ = 0;
       counts_.records_written += written;
       counts_.bytes = writer_.size();
       if (written > 0) unsynced = true;

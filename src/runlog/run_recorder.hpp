@@ -49,6 +49,10 @@ class RunRecorder {
 
   // Thread-safe. The record is numbered and stamped here (its num and _info are overwritten).
   void Add(wandb::Record& record);
+  // Adds the record unless more than `max_queued_bytes` wait to be written (the writer is behind): for
+  // records that may be lost (console output), so they never push samples out of the queue. False: the
+  // record was not added.
+  bool AddUnlessBehind(wandb::Record& record, size_t max_queued_bytes);
   // Writes what is queued (one last try), syncs and stops the thread. Idempotent. Errors when records
   // could not be written.
   Status Close();
@@ -59,6 +63,7 @@ class RunRecorder {
     std::string payload;
     bool droppable;
   };
+  void Enqueue(wandb::Record& record);  // with mutex_ held
   void WriterLoop();
   void DropOldestStats();  // with mutex_ held
 
@@ -71,6 +76,7 @@ class RunRecorder {
   std::condition_variable wake_;
   std::deque<Queued> queue_;
   size_t queued_bytes_ = 0;
+  size_t writing_bytes_ = 0;  // taken from the queue by the writer, not written yet
   int64_t next_num_ = 1;
   bool closing_ = false;
   RecorderCounts counts_;

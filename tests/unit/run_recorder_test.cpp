@@ -220,6 +220,35 @@ TEST(RunRecorder, AnOverfullQueueDropsTheOldestSamplesButNeverRunOrExit) {
   for (size_t i = 2; i + 1 < records.size(); ++i) EXPECT_GT(records[i].num(), records[i - 1].num());
 }
 
+TEST(RunRecorder, ConsoleOutputIsRefusedWhileTheWriterIsBehindAndNeverPushesSamplesOut) {
+  TempDir tmp;
+  const fs::path path = tmp.path() / "run-behind.wandb";
+  auto writer = LogWriter::Create(path);
+  ASSERT_TRUE(writer.ok());
+  FileSizeLimit limit;
+  limit.Set(fs::file_size(path));  // nothing more fits: the queue only grows
+  Messages messages;
+  RunRecorder recorder(std::move(*writer), "behind", {.retry_interval_seconds = 0.02}, messages.Logger());
+  auto output = MakeOutputRawRecord(false, std::string(600, 'x') + "\n", 1735689600);
+  EXPECT_TRUE(recorder.AddUnlessBehind(output, 1000));
+  auto more = MakeOutputRawRecord(true, "late\n", 1735689601);
+  EXPECT_TRUE(recorder.AddUnlessBehind(more, 1000));  // 600 bytes wait: still room
+  auto refused = MakeOutputRawRecord(true, std::string(600, 'y'), 1735689602);
+  EXPECT_FALSE(recorder.AddUnlessBehind(refused, 600));
+  auto stats = Stats(1);
+  recorder.Add(stats);  // samples are always taken
+  limit.Lift();
+  ASSERT_TRUE(recorder.Close().ok());
+  const auto records = ReadAll(path);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].output_raw().output_type(), wandb::OutputRawRecord::STDOUT);
+  EXPECT_EQ(records[1].output_raw().line(), "late\n");
+  EXPECT_EQ(records[1].output_raw().output_type(), wandb::OutputRawRecord::STDERR);
+  EXPECT_EQ(records[1].output_raw().timestamp().seconds(), 1735689601);
+  EXPECT_TRUE(records[2].has_stats());
+  EXPECT_EQ(records[2].num(), 3);  // a refused record takes no number
+}
+
 TEST(RunRecorder, CloseReportsRecordsThatCouldNotBeWritten) {
   TempDir tmp;
   const fs::path path = tmp.path() / "run-never.wandb";

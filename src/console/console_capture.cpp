@@ -1,0 +1,411 @@
+// Capturing the command's console output (see console_capture.hpp).
+#include "console/console_capture.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "console/output_coalescer.hpp"
+#include "core/wall_clock.hpp"
+
+namespace runmon::console {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kReadBytes = 64u << 10;
+constexpr size_t kPipeBytes = 1u << 20;
+constexpr size_t kTakeBytes = 1u << 20;  // the recorder wakes early once this much waits
+constexpr size_t kOutputLogWindow = 32;  // W&B core's terminal height for output.log
+constexpr auto kOutputLogInterval = std::chrono::seconds(2);
+
+size_t Index(ConsoleStream stream) {
+  return stream == ConsoleStream::kStderr ? 1 : 0;
+}
+ConsoleStream StreamAt(size_t index) {
+  return index == 1 ? ConsoleStream::kStderr : ConsoleStream::kStdout;
+}
+const char* StreamName(size_t index) {
+  return index == 1 ? "stderr" : "stdout";
+}
+
+// Moves a descriptor above 2, so the command's dup2 onto 1 and 2 never meets it.
+int AboveStandard(int fd) {
+  if (fd < 0 || fd > 2) return fd;
+  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  ::close(fd);
+  return moved;
+}
+
+void CloseFd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+// A pseudo-terminal with the settings of `like` (the terminal runmon writes to), except that output is
+// not post-processed (`\n` stays `\n`: runmon's own terminal turns it into `\r\n` when runmon writes it).
+Status OpenTerminal(int like, int& master, int& slave) {
+  master = AboveStandard(::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
+  if (master < 0) return Error{fmt::format("cannot open a pseudo-terminal: {}", std::strerror(errno))};
+  std::array<char, 128> name{};
+  if (::grantpt(master) != 0 || ::unlockpt(master) != 0 ||
+      ::ptsname_r(master, name.data(), name.size()) != 0) {
+    return Error{fmt::format("cannot set up a pseudo-terminal: {}", std::strerror(errno))};
+  }
+  slave = AboveStandard(::open(name.data(), O_RDWR | O_NOCTTY | O_CLOEXEC));
+  if (slave < 0) return Error{fmt::format("cannot open {}: {}", name.data(), std::strerror(errno))};
+  termios settings{};
+  if (::tcgetattr(like, &settings) == 0) {
+    settings.c_oflag &= ~static_cast<tcflag_t>(ONLCR);
+    ::tcsetattr(slave, TCSANOW, &settings);
+  } else if (::tcgetattr(slave, &settings) == 0) {
+    settings.c_oflag &= ~static_cast<tcflag_t>(ONLCR);
+    ::tcsetattr(slave, TCSANOW, &settings);
+  }
+  winsize size{};
+  if (::ioctl(like, TIOCGWINSZ, &size) == 0) ::ioctl(master, TIOCSWINSZ, &size);
+  ::fcntl(master, F_SETFL, ::fcntl(master, F_GETFL) | O_NONBLOCK);
+  return OkStatus();
+}
+
+Status OpenPipe(int& read_end, int& write_end) {
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC) != 0)
+    return Error{fmt::format("cannot open a pipe: {}", std::strerror(errno))};
+  read_end = AboveStandard(ends[0]);
+  write_end = AboveStandard(ends[1]);
+  if (read_end < 0 || write_end < 0)
+    return Error{fmt::format("cannot open a pipe: {}", std::strerror(errno))};
+  ::fcntl(read_end, F_SETPIPE_SZ, static_cast<int>(kPipeBytes));  // fewer wake-ups; the default is fine too
+  ::fcntl(read_end, F_SETFL, ::fcntl(read_end, F_GETFL) | O_NONBLOCK);
+  return OkStatus();
+}
+
+// Writes all of `data`, waiting when the descriptor is non-blocking and full. False on an error.
+bool WriteAll(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n > 0) {
+      data += n;
+      size -= static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd writable{fd, POLLOUT, 0};
+      ::poll(&writable, 1, -1);
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+// The start of the last UTF-8 sequence that begins at or before `limit` (so a piece never cuts one).
+size_t PieceEnd(const std::string& text, size_t start, size_t limit) {
+  size_t end = std::min(text.size(), start + limit);
+  if (end == text.size()) return end;
+  while (end > start && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return end > start ? end : std::min(text.size(), start + limit);
+}
+
+}  // namespace
+
+struct ConsoleCapture::State {
+  struct Segment {
+    size_t stream;
+    std::string bytes;
+  };
+
+  ConsoleCaptureOptions options;
+  std::array<int, 2> read_fd{-1, -1};
+  std::array<int, 2> command_fd{-1, -1};
+  int signal_fd = -1;
+  int wake_fd = -1;
+  std::atomic<pid_t> command{0};
+  std::atomic<int64_t> grace_ms{0};
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<Segment> backlog;  // in the order the command wrote, across both streams
+  std::array<size_t, 2> backlog_bytes{};
+  std::array<uint64_t, 2> dropped_unmarked{};  // dropped from the backlog since the recorder last took it
+  CaptureCounts counts;
+  bool reader_done = false;
+  bool stop_recorder = false;
+
+  ConsoleRecordSink sink;
+  std::unique_ptr<OutputLogFile> output_log;
+  ConsoleWarn warn;
+  std::thread reader;
+  std::thread recorder;
+
+  ~State() {
+    for (int& fd : read_fd) CloseFd(fd);
+    for (int& fd : command_fd) CloseFd(fd);
+    CloseFd(signal_fd);
+    CloseFd(wake_fd);
+  }
+
+  void Read();
+  void Record();
+  void Resize();
+  void Deliver(size_t stream, const std::string& text, TerminalLines& lines);
+};
+
+Result<std::unique_ptr<ConsoleCapture>> ConsoleCapture::Open(const ConsoleCaptureOptions& options) {
+  auto state = std::make_shared<State>();
+  state->options = options;
+  bool any_terminal = false;
+  for (size_t i = 0; i < 2; ++i) {
+    const Status opened = options.terminal[i]
+                              ? OpenTerminal(options.passthrough[i], state->read_fd[i], state->command_fd[i])
+                              : OpenPipe(state->read_fd[i], state->command_fd[i]);
+    if (!opened) return Error{opened.error()};
+    any_terminal = any_terminal || options.terminal[i];
+  }
+  if (any_terminal) {
+    sigset_t window_change;
+    sigemptyset(&window_change);
+    sigaddset(&window_change, SIGWINCH);
+    state->signal_fd = AboveStandard(::signalfd(-1, &window_change, SFD_CLOEXEC | SFD_NONBLOCK));
+  }
+  state->wake_fd = AboveStandard(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (state->wake_fd < 0) return Error{fmt::format("eventfd: {}", std::strerror(errno))};
+  return std::unique_ptr<ConsoleCapture>(new ConsoleCapture(std::move(state)));
+}
+
+ConsoleCapture::~ConsoleCapture() {
+  if (state_->reader.joinable() || state_->recorder.joinable()) Finish(std::chrono::milliseconds(0));
+}
+
+int ConsoleCapture::command_fd(ConsoleStream stream) const {
+  return state_->command_fd[Index(stream)];
+}
+
+Status ConsoleCapture::Start(pid_t command, ConsoleRecordSink sink, std::unique_ptr<OutputLogFile> output_log,
+                             ConsoleWarn warn) {
+  State& state = *state_;
+  for (int& fd : state.command_fd) CloseFd(fd);
+  state.command = command;
+  state.sink = std::move(sink);
+  state.output_log = std::move(output_log);
+  state.warn = std::move(warn);
+  try {
+    state.recorder = std::thread([shared = state_] { shared->Record(); });
+    state.reader = std::thread([shared = state_] { shared->Read(); });
+  } catch (const std::system_error& e) {
+    {
+      std::lock_guard lock(state.mutex);
+      state.stop_recorder = true;
+    }
+    state.changed.notify_all();
+    if (state.recorder.joinable()) state.recorder.join();
+    return Error{fmt::format("cannot start the console capture: {}", e.what())};
+  }
+  return OkStatus();
+}
+
+void ConsoleCapture::Finish(std::chrono::milliseconds grace) {
+  State& state = *state_;
+  state.command = 0;  // reaped by now: never signal a pid that may be another process's
+  state.grace_ms = grace.count();
+  const uint64_t one = 1;
+  if (::write(state.wake_fd, &one, sizeof(one)) < 0) {
+    // An eventfd write fails only when its counter would overflow: it is already set.
+  }
+  if (state.reader.joinable()) {
+    std::unique_lock lock(state.mutex);
+    const bool done = state.changed.wait_for(lock, grace + std::chrono::milliseconds(500),
+                                             [&] { return state.reader_done; });
+    lock.unlock();
+    if (done) {
+      state.reader.join();
+    } else {
+      state.reader.detach();  // blocked writing to runmon's stdout: see the file comment
+    }
+  }
+  {
+    std::lock_guard lock(state.mutex);
+    state.stop_recorder = true;
+  }
+  state.changed.notify_all();
+  if (state.recorder.joinable()) state.recorder.join();
+}
+
+CaptureCounts ConsoleCapture::counts() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->counts;
+}
+
+void ConsoleCapture::State::Resize() {
+  signalfd_siginfo info{};
+  while (::read(signal_fd, &info, sizeof(info)) == static_cast<ssize_t>(sizeof(info))) {
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    if (!options.terminal[i]) continue;
+    winsize size{};
+    if (::ioctl(options.passthrough[i], TIOCGWINSZ, &size) == 0) ::ioctl(read_fd[i], TIOCSWINSZ, &size);
+  }
+  // The pseudo-terminal is nobody's controlling terminal, so the kernel signals nobody: runmon does.
+  if (const pid_t pid = command; pid > 0) ::kill(pid, SIGWINCH);
+}
+
+void ConsoleCapture::State::Read() {
+  std::vector<char> buffer(kReadBytes);
+  std::array<bool, 2> passthrough_ok{true, true};
+  std::array<pollfd, 4> watched{};
+  watched[0] = {read_fd[0], POLLIN, 0};
+  watched[1] = {read_fd[1], POLLIN, 0};
+  watched[2] = {signal_fd, POLLIN, 0};
+  watched[3] = {wake_fd, POLLIN, 0};
+  int open_streams = 2;
+  std::optional<Clock::time_point> deadline;
+  while (open_streams > 0) {
+    int timeout = -1;
+    if (deadline) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      if (left <= 0) break;
+      timeout = static_cast<int>(left);
+    }
+    const int ready = ::poll(watched.data(), watched.size(), timeout);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) break;
+    for (size_t i = 0; i < 2; ++i) {
+      if (watched[i].fd < 0 || watched[i].revents == 0) continue;
+      // A few reads per wake-up, so a flood on one stream never starves the other.
+      for (int reads = 0; reads < 16; ++reads) {
+        const ssize_t n = ::read(watched[i].fd, buffer.data(), buffer.size());
+        if (n > 0) {
+          if (passthrough_ok[i] && !WriteAll(options.passthrough[i], buffer.data(), static_cast<size_t>(n))) {
+            passthrough_ok[i] = false;
+          }
+          const auto size = static_cast<size_t>(n);
+          {
+            std::lock_guard lock(mutex);
+            counts.bytes_read[i] += size;
+            counts.passthrough_failed[i] = !passthrough_ok[i];
+            if (backlog_bytes[i] + size > options.backlog_bytes) {
+              counts.bytes_dropped[i] += size;
+              dropped_unmarked[i] += size;
+            } else {
+              if (!backlog.empty() && backlog.back().stream == i) {
+                backlog.back().bytes.append(buffer.data(), size);
+              } else {
+                backlog.push_back({i, std::string(buffer.data(), size)});
+              }
+              backlog_bytes[i] += size;
+              if (backlog_bytes[0] + backlog_bytes[1] >= kTakeBytes) changed.notify_all();
+            }
+          }
+          if (size < buffer.size()) break;
+          continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        // End of the stream: 0 from a pipe, EIO from a pseudo-terminal whose last writer closed it.
+        watched[i].fd = -1;
+        --open_streams;
+        break;
+      }
+    }
+    if (watched[2].fd >= 0 && (watched[2].revents & POLLIN) != 0) Resize();
+    if ((watched[3].revents & POLLIN) != 0 && !deadline) {
+      watched[3].fd = -1;
+      deadline = Clock::now() + std::chrono::milliseconds(grace_ms.load());
+    }
+  }
+  {
+    std::lock_guard lock(mutex);
+    reader_done = true;
+  }
+  changed.notify_all();
+}
+
+void ConsoleCapture::State::Deliver(size_t stream, const std::string& text, TerminalLines& lines) {
+  if (text.empty()) return;
+  const double now = WallSeconds();
+  if (output_log) lines.Write(StreamAt(stream), text, now);  // else nobody takes its lines
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = PieceEnd(text, start, ConsoleCapture::kMaxRecordBytes);
+    const std::string piece = text.substr(start, end - start);
+    if (!sink(StreamAt(stream), piece, now)) {
+      std::lock_guard lock(mutex);
+      counts.bytes_dropped[stream] += piece.size();
+    }
+    start = end;
+  }
+}
+
+void ConsoleCapture::State::Record() {
+  std::array<OutputCoalescer, 2> coalescers;
+  TerminalLines lines(kOutputLogWindow);
+  auto next_log_update = Clock::now() + kOutputLogInterval;
+  bool log_failed = false;
+  size_t last_stream = 0;
+  for (;;) {
+    std::deque<Segment> taken;
+    std::array<uint64_t, 2> dropped{};
+    bool stopping = false;
+    {
+      std::unique_lock lock(mutex);
+      changed.wait_for(lock, options.flush_interval,
+                       [&] { return stop_recorder || backlog_bytes[0] + backlog_bytes[1] >= kTakeBytes; });
+      taken.swap(backlog);
+      backlog_bytes = {0, 0};
+      dropped = dropped_unmarked;
+      dropped_unmarked = {0, 0};
+      stopping = stop_recorder;
+    }
+    // Records follow the order of the output: a change of stream gives out what the other one holds.
+    for (Segment& segment : taken) {
+      if (segment.stream != last_stream) {
+        Deliver(last_stream, coalescers[last_stream].Take(), lines);
+        last_stream = segment.stream;
+      }
+      coalescers[segment.stream].Append(segment.bytes);
+    }
+    for (size_t i = 0; i < 2; ++i) {
+      if (dropped[i] == 0) continue;
+      coalescers[i].Append(
+          fmt::format("\n[runmon: {} bytes of {} were not recorded: the output came faster than "
+                      "it could be recorded]\n",
+                      dropped[i], StreamName(i)));
+    }
+    if (stopping) {
+      for (auto& coalescer : coalescers) coalescer.Finish();
+    }
+    Deliver(last_stream, coalescers[last_stream].Take(), lines);
+    Deliver(1 - last_stream, coalescers[1 - last_stream].Take(), lines);
+    if (output_log && !log_failed && (stopping || Clock::now() >= next_log_update)) {
+      const Status status = stopping ? output_log->Close(lines) : output_log->Update(lines);
+      if (!status) {
+        log_failed = true;
+        warn(status.error());
+      }
+      next_log_update = Clock::now() + kOutputLogInterval;
+    }
+    if (stopping) return;
+  }
+}
+
+}  // namespace runmon::console

@@ -1,0 +1,127 @@
+// Coalescing console output into OutputRawRecord text (see output_coalescer.hpp).
+#include "console/output_coalescer.hpp"
+
+#include <algorithm>
+
+namespace runmon::console {
+
+OutputCoalescer::OutputCoalescer(size_t max_line_runes) : max_line_runes_(max_line_runes) {}
+
+void OutputCoalescer::Append(std::string_view bytes) {
+  decoder_.Decode(bytes, [this](char32_t rune) { Process(rune); });
+}
+
+void OutputCoalescer::Finish() {
+  decoder_.Finish([this](char32_t rune) { Process(rune); });
+}
+
+std::string OutputCoalescer::Take() {
+  if (!passing_on_) EmitLineState(/*restore_cursor=*/true);
+  std::string taken;
+  taken.swap(out_);
+  return taken;
+}
+
+void OutputCoalescer::Process(char32_t rune) {
+  if (passing_on_) {
+    ProcessPassedOn(rune);
+    return;
+  }
+  switch (escape_) {
+    case Escape::kNone:
+      if (rune == U'\r') {
+        column_ = 0;
+        changed_ = rewound_ = true;
+      } else if (rune == U'\n') {
+        EmitLineState(/*restore_cursor=*/false);
+        out_ += '\n';
+        line_.clear();
+        column_ = taken_column_ = 0;
+        line_taken_ = changed_ = rewound_ = false;
+      } else if (rune == 0x1B) {
+        escape_ = Escape::kEscape;
+      } else {
+        PutCharacter(rune);
+      }
+      return;
+    case Escape::kEscape:
+      escape_ = Escape::kNone;
+      if (rune == U'[') {
+        escape_ = Escape::kBracket;
+        return;
+      }
+      EnterPassOn(std::u32string{0x1B, rune}, 0);
+      return;
+    case Escape::kBracket:
+      escape_ = Escape::kNone;
+      EnterPassOn(std::u32string{0x1B, U'[', rune}, rune == U'A' ? -1 : rune == U'B' ? 1 : 0);
+      return;
+  }
+}
+
+void OutputCoalescer::PutCharacter(char32_t rune) {
+  // Past the longest line a reader keeps, a character changes nothing but the column.
+  if (column_ < max_line_runes_) {
+    if (column_ < line_.size()) {
+      line_[column_] = rune;
+    } else {
+      line_.push_back(rune);  // the column never passes the line's end before the limit
+    }
+  }
+  ++column_;
+  changed_ = true;
+}
+
+void OutputCoalescer::EmitLineState(bool restore_cursor) {
+  if (!changed_) return;
+  if (line_taken_ && !rewound_) {
+    // Written on from where the cursor was left: only what was put since, at the cursor.
+    for (size_t i = taken_column_; i < std::min(column_, line_.size()); ++i) AppendUtf8(out_, line_[i]);
+  } else {
+    if (line_taken_) out_ += '\r';
+    for (const char32_t rune : line_) AppendUtf8(out_, rune);
+    // A cursor past the limit is where a cursor at the limit would be: what it puts is dropped.
+    if (restore_cursor && column_ < line_.size()) {
+      out_ += '\r';
+      for (size_t i = 0; i < column_; ++i) AppendUtf8(out_, line_[i]);
+    }
+  }
+  taken_column_ = column_;
+  line_taken_ = true;
+  changed_ = rewound_ = false;
+}
+
+void OutputCoalescer::EnterPassOn(std::u32string_view sequence, int64_t row) {
+  EmitLineState(/*restore_cursor=*/true);
+  for (const char32_t rune : sequence) AppendUtf8(out_, rune);
+  passing_on_ = true;
+  row_ = row;
+  lowest_row_ = std::max<int64_t>(0, row_);
+  line_.clear();
+  column_ = taken_column_ = 0;
+  line_taken_ = changed_ = rewound_ = false;
+}
+
+void OutputCoalescer::ProcessPassedOn(char32_t rune) {
+  AppendUtf8(out_, rune);
+  switch (escape_) {
+    case Escape::kNone:
+      if (rune == U'\n') {
+        ++row_;
+        if (row_ > lowest_row_) passing_on_ = false;  // a fresh line at column 0, in every emulator
+      } else if (rune == 0x1B) {
+        escape_ = Escape::kEscape;
+      }
+      return;
+    case Escape::kEscape:
+      escape_ = rune == U'[' ? Escape::kBracket : Escape::kNone;
+      return;
+    case Escape::kBracket:
+      escape_ = Escape::kNone;
+      if (rune == U'A') --row_;
+      if (rune == U'B') lowest_row_ = std::max(lowest_row_, ++row_);
+      return;
+  }
+}
+
+}  // namespace runmon::console
