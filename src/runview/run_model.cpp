@@ -47,6 +47,15 @@ void RunModel::Ingest(const wandb::Record& record) {
     case wandb::Record::kEnvironment:
       IngestEnvironment(record.environment());
       break;
+    case wandb::Record::kOutputRaw: {
+      const auto& output = record.output_raw();
+      const double timestamp =
+          static_cast<double>(output.timestamp().seconds()) + output.timestamp().nanos() * 1e-9;
+      console_.Add(output.output_type() == wandb::OutputRawRecord::STDERR ? ConsoleStream::kStderr
+                                                                          : ConsoleStream::kStdout,
+                   output.line(), timestamp);
+      break;
+    }
     case wandb::Record::kHeader:
       overview_.producer = record.header().version_info().producer();
       break;
@@ -232,7 +241,7 @@ size_t RunModel::MemoryBytes() const {
   size_t bytes = sizeof(*this);
   for (const auto& [key, series] : system_) bytes += key.capacity() + series.MemoryBytes() + 64;
   for (const auto& [key, series] : history_) bytes += key.capacity() + series.MemoryBytes() + 64;
-  return bytes;
+  return bytes + console_.MemoryBytes();
 }
 
 std::optional<double> RunRuntime(const RunOverview& overview, RunState state, double now_seconds) {

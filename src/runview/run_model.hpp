@@ -19,6 +19,7 @@
 
 #include "runlog/run_state.hpp"
 #include "runlog/wandb_record.pb.h"
+#include "runview/console_log.hpp"
 #include "runview/time_series.hpp"
 
 namespace runmon::runview {
@@ -65,6 +66,8 @@ class RunModel {
   const std::map<std::string, TimeSeries, std::less<>>& system_series() const { return system_; }
   // Logged metrics: key -> points (x = step).
   const std::map<std::string, TimeSeries, std::less<>>& history_series() const { return history_; }
+  // The command's console output (OutputRawRecords), as lines.
+  const ConsoleLog& console() const { return console_; }
   // Where x = 0 is, in seconds since the epoch (nullopt before the first sample).
   std::optional<double> time_origin() const { return time_origin_; }
 
@@ -94,6 +97,7 @@ class RunModel {
   runlog::RunProgress progress_;
   std::map<std::string, TimeSeries, std::less<>> system_;
   std::map<std::string, TimeSeries, std::less<>> history_;
+  ConsoleLog console_;
   // The keys of the previous stats record, by position: records repeat their keys in the same order, so a
   // string compare finds the series without a map lookup.
   std::vector<std::pair<std::string, TimeSeries*>> recent_keys_;
