@@ -189,6 +189,8 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
     model.loaded_fraction =
         size == 0 ? 1 : static_cast<double>(run.loader->position()) / static_cast<double>(size);
     model.can_go_back = opened_from_workspace_;
+    model.console = &run.model.console();
+    model.console_label = model.chart_run_labels.front();
     return model;
   }
 
@@ -236,6 +238,10 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
       model.warnings.push_back(model.chart_run_labels.back() + ": " + warning);
   }
   model.loaded_fraction = size == 0 ? 1 : static_cast<double>(position) / static_cast<double>(size);
+  if (!model.chart_runs.empty()) {
+    model.console = &model.chart_runs.front()->console();
+    model.console_label = model.chart_run_labels.front();
+  }
   return model;
 }
 

@@ -132,8 +132,23 @@ CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
   }
 
   if (left_shown_) RenderLeft(grid, {0, 0, left_width, body_height}, model);
-  RenderGrid(grid, {left_width, 0, width - left_width - right_width, body_height}, Pane::kCentre,
+  // The console-logs pane takes the bottom of the centre column, as long as the charts keep a row.
+  const int centre_width = width - left_width - right_width;
+  int console_height = 0;
+  if (console_.visible()) {
+    console_height = std::max(ConsolePane::kMinHeight,
+                              static_cast<int>(std::lround(body_height * ConsolePane::kHeightRatio)));
+    if (body_height - console_height < kMinChartHeight + 1) console_height = 0;
+  }
+  if (console_height == 0 && focus_ == Pane::kConsole) focus_ = Pane::kCentre;
+  RenderGrid(grid, {left_width, 0, centre_width, body_height - console_height}, Pane::kCentre,
              centre_shows_history_ ? "Metrics" : "System metrics", centre_charts, centre_);
+  if (console_height > 0) {
+    console_.Render(grid, {left_width, body_height - console_height, centre_width, console_height},
+                    model.console, model.console_label, focus_ == Pane::kConsole);
+  } else {
+    console_.NotDrawn();
+  }
   if (right_shown_) {
     RenderGrid(grid, {width - right_width, 0, right_width, body_height}, Pane::kRight, "System", right_charts,
                right_);
@@ -359,13 +374,14 @@ void LeetView::RenderStatus(CellGrid& grid, Rect area, const ViewModel& model) {
 }
 
 void LeetView::RenderHelp(CellGrid& grid) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kKeys = {{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kKeys = {{
       {"h ?", "this help (any key closes it)"},
       {"q ctrl+c", "quit"},
       {"/", "filter charts (regex; tab: glob)"},
       {"esc", "clear the filter / back to runs"},
       {"ctrl+l", "clear the filter"},
       {"[ ]", "left / right sidebar"},
+      {"4", "console logs (arrows scroll, end follows)"},
       {"tab", "next pane"},
       {"arrows wasd", "move focus"},
       {"n N pgdn pgup", "next / previous page"},

@@ -2,7 +2,8 @@
 // grid sizes, log scales, zooms, the help overlay), reacts to input events, and renders a ViewModel (what
 // the app knows about the runs) into a CellGrid. Nothing here reads files or the clock, so frames are
 // golden-tested. Layout: a left sidebar (the run overview, or the runs list in a workspace), a centre grid
-// of charts (the run's logged metrics when it has any, else its system metrics), a right sidebar of system
+// of charts (the run's logged metrics when it has any, else its system metrics) with the console-logs
+// pane below it when shown (key 4), a right sidebar of system
 // charts (GPU, CPU, RAM, disk, network first) and a status bar. Sidebars give way, right first, when the
 // centre would get too narrow; below the smallest usable size a message replaces the layout.
 #pragma once
@@ -18,6 +19,7 @@
 #include "runview/metric_groups.hpp"
 #include "runview/run_model.hpp"
 #include "tui/cell_grid.hpp"
+#include "tui/console_pane.hpp"
 #include "tui/input.hpp"
 #include "tui/leet_path.hpp"
 
@@ -47,6 +49,10 @@ struct ViewModel {
   double loaded_fraction = 1;
   bool can_go_back = false;  // esc returns to the workspace
   double now_seconds = 0;    // for the runtime of a running run
+  // The console output the console-logs pane shows (the open run's; in a workspace, the first charted
+  // run's) and that run's label.
+  const runview::ConsoleLog* console = nullptr;
+  std::string console_label;
 };
 
 enum class ViewAction {
@@ -58,7 +64,7 @@ enum class ViewAction {
   kToggleSelection,  // select or deselect the run at run_cursor()
 };
 
-enum class Pane { kLeft, kCentre, kRight };
+enum class Pane { kLeft, kCentre, kRight, kConsole };
 
 class LeetView {
  public:
@@ -76,6 +82,7 @@ class LeetView {
   Pane focus() const { return focus_; }
   bool left_visible() const { return left_visible_; }
   bool right_visible() const { return right_visible_; }
+  const ConsolePane& console_pane() const { return console_; }
 
  private:
   struct GridState {
@@ -129,6 +136,7 @@ class LeetView {
   char pending_grid_key_ = 0;  // 'r' or 'c' waiting for a digit
   GridState centre_;
   GridState right_{6, 2};
+  ConsolePane console_;
   size_t run_cursor_ = 0;
   size_t run_count_ = 0;
   size_t runs_scroll_ = 0;

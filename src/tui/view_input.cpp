@@ -37,6 +37,47 @@ ViewAction LeetView::Handle(const InputEvent& event) {
     }
     return ViewAction::kRedraw;
   }
+  if (focus_ == Pane::kConsole) {
+    switch (event.code) {
+      case KeyCode::kUp:
+        console_.Scroll(-1);
+        return ViewAction::kRedraw;
+      case KeyCode::kDown:
+        console_.Scroll(1);
+        return ViewAction::kRedraw;
+      case KeyCode::kPageUp:
+        console_.Page(-1);
+        return ViewAction::kRedraw;
+      case KeyCode::kPageDown:
+        console_.Page(1);
+        return ViewAction::kRedraw;
+      case KeyCode::kHome:
+        console_.Home();
+        return ViewAction::kRedraw;
+      case KeyCode::kEnd:
+        console_.End();
+        return ViewAction::kRedraw;
+      case KeyCode::kCharacter:
+        if (event.character == U'w' || event.character == U's') {
+          console_.Scroll(event.character == U'w' ? -1 : 1);
+          return ViewAction::kRedraw;
+        }
+        if (event.character == U'N' || event.character == U'n') {
+          console_.Page(event.character == U'N' ? -1 : 1);
+          return ViewAction::kRedraw;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  if ((event.code == KeyCode::kWheelUp || event.code == KeyCode::kWheelDown ||
+       event.code == KeyCode::kMouseClick) &&
+      console_.Contains(event.x, event.y)) {
+    focus_ = Pane::kConsole;
+    if (event.code != KeyCode::kMouseClick) console_.Scroll(event.code == KeyCode::kWheelUp ? -3 : 3);
+    return ViewAction::kRedraw;
+  }
   switch (event.code) {
     case KeyCode::kCharacter:
       return HandleCharacter(event.character);
@@ -179,6 +220,14 @@ ViewAction LeetView::HandleCharacter(char32_t character) {
       right_visible_ = !right_visible_;
       if (!right_visible_ && focus_ == Pane::kRight) focus_ = Pane::kCentre;
       return ViewAction::kRedraw;
+    case U'4':
+      console_.Toggle();
+      if (console_.visible()) {
+        console_.Reset();
+      } else if (focus_ == Pane::kConsole) {
+        focus_ = Pane::kCentre;
+      }
+      return ViewAction::kRedraw;
     case U'n':
       return Page(1);
     case U'N':
@@ -231,6 +280,7 @@ void LeetView::CycleFocus(int direction) {
   std::vector<Pane> panes;
   if (left_shown_) panes.push_back(Pane::kLeft);
   panes.push_back(Pane::kCentre);
+  if (console_.visible() && !console_.area().empty()) panes.push_back(Pane::kConsole);
   if (right_shown_) panes.push_back(Pane::kRight);
   const auto it = std::find(panes.begin(), panes.end(), focus_);
   const auto position = static_cast<int>(it == panes.end() ? 0 : it - panes.begin());

@@ -73,6 +73,11 @@ class RunLogBuilder {
     records_.push_back(std::move(record));
     return *this;
   }
+  // Console output (an OutputRawRecord) at `time`.
+  RunLogBuilder& Output(double time, bool is_stderr, const std::string& text) {
+    records_.push_back(runlog::MakeOutputRawRecord(is_stderr, text, time));
+    return *this;
+  }
   RunLogBuilder& History(int64_t step, const std::vector<std::pair<std::string, std::string>>& items) {
     wandb::Record record;
     auto* history = record.mutable_history();

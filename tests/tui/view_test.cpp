@@ -374,5 +374,59 @@ TEST_F(ViewTest, QuitKeysAndHelpKeys) {
   EXPECT_EQ(typing.Handle(KeyEvent(KeyCode::kCtrlC)), ViewAction::kQuit);
 }
 
+TEST_F(ViewTest, ConsoleLogsPaneFollowsScrollsAndHides) {
+  RunLogBuilder builder = TrainingRun(false);
+  for (int i = 0; i < 40; ++i) {
+    builder.Output(kStart + i, false, "epoch " + std::to_string(i) + " \x1b[32mloss\x1b[0m 0.31\n");
+  }
+  builder.Output(kStart + 41, true, "Traceback (most recent call last):\n");
+  builder.Output(kStart + 42, false, "\r 50%\r100%|\x1b]0;title\x07\u2588\u2588\u2588\u2588\n");
+  const runview::RunModel model = Ingest(builder);
+  ViewModel view_model = SingleRun(model, runview::RunState::kRunning);
+  view_model.console = &model.console();
+  view_model.console_label = "resnet-50";
+  LeetView view;
+  EXPECT_EQ(view.Render(view_model, 160, 48).ToString().find("Console Logs"), std::string::npos);
+  Press(view, "4");
+  const std::string shown = view.Render(view_model, 160, 48).ToString();
+  test::ExpectGolden(Golden("console-logs-160x48"), shown);
+  EXPECT_NE(shown.find("Console Logs • resnet-50"), std::string::npos);
+  EXPECT_NE(shown.find("100%|\u2588\u2588\u2588\u2588"), std::string::npos);  // the bar's last state
+  EXPECT_EQ(shown.find("title"), std::string::npos);                          // an OSC title: dropped
+  EXPECT_NE(shown.find("of 42 · following"), std::string::npos);
+  // Tab reaches the pane; scrolling up stops following, end follows again.
+  for (int i = 0; i < 4 && view.focus() != Pane::kConsole; ++i) view.Handle(KeyEvent(KeyCode::kTab));
+  ASSERT_EQ(view.focus(), Pane::kConsole);
+  view.Handle(KeyEvent(KeyCode::kUp));
+  const std::string scrolled = view.Render(view_model, 160, 48).ToString();
+  EXPECT_EQ(scrolled.find("100%|"), std::string::npos);
+  EXPECT_EQ(scrolled.find("following"), std::string::npos);
+  EXPECT_FALSE(view.console_pane().following());
+  view.Handle(KeyEvent(KeyCode::kHome));
+  EXPECT_NE(view.Render(view_model, 160, 48).ToString().find("[1-"), std::string::npos);
+  view.Handle(KeyEvent(KeyCode::kEnd));
+  EXPECT_NE(view.Render(view_model, 160, 48).ToString().find("100%|"), std::string::npos);
+  // The wheel over the pane scrolls it.
+  const Rect area = view.console_pane().area();
+  view.Handle({KeyCode::kWheelUp, 0, area.x + 5, area.y + 3});
+  EXPECT_FALSE(view.console_pane().following());
+  Press(view, "4");
+  EXPECT_EQ(view.Render(view_model, 160, 48).ToString().find("Console Logs"), std::string::npos);
+  EXPECT_NE(view.focus(), Pane::kConsole);
+}
+
+TEST_F(ViewTest, ConsoleLogsPaneWithoutOutput) {
+  const runview::RunModel model = Ingest(TrainingRun());
+  ViewModel view_model = SingleRun(model);
+  view_model.console = &model.console();
+  LeetView view;
+  Press(view, "4");
+  EXPECT_NE(view.Render(view_model, 80, 24).ToString().find("no console output"), std::string::npos);
+  // At the smallest size the pane still leaves the charts a row.
+  const std::string smallest = view.Render(view_model, 80, 12).ToString();
+  EXPECT_NE(smallest.find("Console Logs"), std::string::npos);
+  EXPECT_NE(smallest.find("System metrics"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace runmon::tui
