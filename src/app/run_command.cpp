@@ -159,7 +159,7 @@ void FinishConsoleCapture(console::ConsoleCapture& capture) {
     if (counts.bytes_dropped[i] == 0) continue;
     Warn(
         fmt::format("{} of {} bytes the command wrote to {} were not recorded (the output came faster than "
-                    "the run log took it)",
+                    "it could be recorded; all of it was passed on)",
                     counts.bytes_dropped[i], counts.bytes_read[i], i == 0 ? "stdout" : "stderr"));
   }
 }
