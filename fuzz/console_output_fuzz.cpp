@@ -2,7 +2,8 @@
 // terminal height, the second seeds where the rest is cut into chunks and where the coalescer's text is
 // taken. Checks the coalescer's promise (W&B's terminal emulation of the taken texts gives the lines of
 // the raw bytes), that every taken text is valid UTF-8, and that the emulator keeps its bounds (the window
-// of open lines, the line limit) on any input.
+// of open lines, the line limit) on any input, and that TerminalLines::Write (which puts runs of ASCII at
+// once) gives what putting each character gives.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -65,6 +66,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   from_raw.Write(ConsoleStream::kStdout, raw, 0);  // the bytes as one text, as a reader of raw records
   const auto expected = Finished(from_raw);
+  // Write's runs of ASCII are what putting each character gives.
+  TerminalLines by_character(window, limit);
+  runmon::console::Utf8Decoder decoder;
+  const auto put = [&](char32_t rune) { by_character.Put(ConsoleStream::kStdout, rune); };
+  decoder.Decode(raw, put);
+  decoder.Finish(put);
+  FUZZ_CHECK(Finished(by_character) == expected);
   FUZZ_CHECK(Finished(from_taken) == expected);
   for (const auto& line : expected) FUZZ_CHECK(Runes(line) <= limit && runmon::IsValidUtf8(line));
   return 0;

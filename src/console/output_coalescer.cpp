@@ -7,8 +7,37 @@ namespace runmon::console {
 
 OutputCoalescer::OutputCoalescer(size_t max_line_runes) : max_line_runes_(max_line_runes) {}
 
+namespace {
+
+// ASCII that is put on a line as it is (not `\r`, `\n`, ESC, nor part of a multi-byte character).
+bool PlainByte(char c) {
+  return static_cast<unsigned char>(c) < 0x80 && c != '\r' && c != '\n' && c != '\x1b';
+}
+
+}  // namespace
+
 void OutputCoalescer::Append(std::string_view bytes) {
-  decoder_.Decode(bytes, [this](char32_t rune) { Process(rune); });
+  while (!bytes.empty()) {
+    // The common case, a whole line of plain ASCII at a fresh line, goes out as it came.
+    if (!passing_on_ && escape_ == Escape::kNone && decoder_.idle() && line_.empty() && column_ == 0 &&
+        !line_taken_ && !changed_) {
+      size_t done = 0;
+      for (;;) {
+        size_t end = done;
+        while (end < bytes.size() && PlainByte(bytes[end])) ++end;
+        if (end == bytes.size() || bytes[end] != '\n' || end - done > max_line_runes_) break;
+        out_.append(bytes.substr(done, end + 1 - done));
+        done = end + 1;
+      }
+      bytes.remove_prefix(done);
+      if (bytes.empty()) return;
+    }
+    // Else up to the next line's start, a character at a time (a `\n` is never inside a character).
+    const size_t newline = bytes.find('\n');
+    const size_t length = newline == std::string_view::npos ? bytes.size() : newline + 1;
+    decoder_.Decode(bytes.substr(0, length), [this](char32_t rune) { Process(rune); });
+    bytes.remove_prefix(length);
+  }
 }
 
 void OutputCoalescer::Finish() {

@@ -10,11 +10,54 @@ namespace runmon::console {
 TerminalLines::TerminalLines(size_t window, size_t max_line_runes)
     : window_(std::max<size_t>(window, 1)), max_line_runes_(max_line_runes) {}
 
+namespace {
+
+bool Printable(char c) {
+  return c >= 0x20 && c <= 0x7E;
+}
+
+}  // namespace
+
 void TerminalLines::Write(ConsoleStream stream, std::string_view text, double timestamp) {
   timestamp_ = timestamp;
   Utf8Decoder decoder;
-  decoder.Decode(text, [&](char32_t rune) { Put(stream, rune); });
-  decoder.Finish([&](char32_t rune) { Put(stream, rune); });
+  const auto put = [&](char32_t rune) { Put(stream, rune); };
+  Terminal& terminal = TerminalOf(stream);
+  size_t i = 0;
+  while (i < text.size()) {
+    // Printable ASCII outside an escape is put a run at a time (what most output is).
+    size_t end = i;
+    while (end < text.size() && Printable(text[end])) ++end;
+    if (end > i && terminal.escape == Escape::kNone) {
+      decoder.Finish(put);  // a cut sequence before ASCII was invalid: its bytes are U+FFFD
+      PutRun(stream, terminal, text.substr(i, end - i));
+      i = end;
+      continue;
+    }
+    end = std::max(end, i + 1);
+    while (end < text.size() && !Printable(text[end])) ++end;
+    decoder.Decode(text.substr(i, end - i), put);
+    i = end;
+  }
+  decoder.Finish(put);
+}
+
+void TerminalLines::PutRun(ConsoleStream stream, Terminal& terminal, std::string_view ascii) {
+  PutCharacter(stream, terminal, static_cast<unsigned char>(ascii.front()));  // makes the line if needed
+  const uint64_t number = terminal.view[terminal.row];
+  const size_t start = terminal.column;
+  terminal.column += ascii.size() - 1;
+  if (open_.empty() || number < open_.front().number || start >= max_line_runes_) return;
+  std::u32string& runes = open_[static_cast<size_t>(number - open_.front().number)].runes;
+  const size_t end = std::min(start + ascii.size() - 1, max_line_runes_);
+  if (end > runes.size()) runes.resize(end, U' ');
+  bool changed = false;
+  for (size_t column = start; column < end; ++column) {
+    const auto rune = static_cast<char32_t>(static_cast<unsigned char>(ascii[column - start + 1]));
+    changed = changed || runes[column] != rune;
+    runes[column] = rune;
+  }
+  if (changed) ++version_;
 }
 
 void TerminalLines::Put(ConsoleStream stream, char32_t rune) {

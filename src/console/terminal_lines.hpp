@@ -68,6 +68,7 @@ class TerminalLines {
 
   Terminal& TerminalOf(ConsoleStream stream) { return terminals_[stream == ConsoleStream::kStderr ? 1 : 0]; }
   void PutCharacter(ConsoleStream stream, Terminal& terminal, char32_t rune);
+  void PutRun(ConsoleStream stream, Terminal& terminal, std::string_view ascii);  // printable ASCII
   void LineFeed(Terminal& terminal);
   void Finish(OpenLine&& line);
 

@@ -25,6 +25,8 @@ class Utf8Decoder {
   // What is left of a cut sequence, as U+FFFD per byte.
   template <typename Emit>
   void Finish(Emit&& emit);
+  // No cut sequence waits for more bytes.
+  bool idle() const { return carry_.empty(); }
 
  private:
   // Decodes one code point at text[i]; returns its length (0: a valid sequence cut by the end of text).

@@ -3,6 +3,8 @@
 // the two streams numbered together, the line length limit.
 #include "console/terminal_lines.hpp"
 
+#include "console/utf8_decoder.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -109,6 +111,23 @@ TEST(TerminalLines, ALineKeepsAtMostTheLimit) {
   lines.Write(ConsoleStream::kStdout,
               "\xE2\x82\xAC\xE2\x82\xAC\xE2\x82\xAC\xE2\x82\xAC\xE2\x82\xAC\xE2\x82\xAC", 0);
   EXPECT_EQ(Texts(lines), (Lines{"01234", "\xE2\x82\xAC\xE2\x82\xAC\xE2\x82\xAC\xE2\x82\xAC\xE2\x82\xAC"}));
+}
+
+TEST(TerminalLines, WritingRunsOfTextEqualsPuttingEachCharacter) {
+  const std::string text =
+      "ab\rXY\x1b[31mred\x1b[Aup\n\xC3\xA9t\xE2\x82"
+      "e\x1b[Bdown\x1b"
+      "7x\n" +
+      std::string(40, 'z') + "\r\n";
+  for (const size_t limit : {3u, 8u, 100u}) {
+    TerminalLines written(4, limit);
+    written.Write(ConsoleStream::kStdout, text, 0);
+    TerminalLines put(4, limit);
+    Utf8Decoder decoder;
+    decoder.Decode(text, [&](char32_t rune) { put.Put(ConsoleStream::kStdout, rune); });
+    decoder.Finish([&](char32_t rune) { put.Put(ConsoleStream::kStdout, rune); });
+    EXPECT_EQ(Texts(written), Texts(put)) << "limit " << limit;
+  }
 }
 
 TEST(TerminalLines, VersionMovesWithEveryChange) {
