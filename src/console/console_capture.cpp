@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/types.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -31,11 +33,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t kReadBytes = 64u << 10;
+constexpr size_t kReadBytes = 1u << 20;  // a full pipe in one read
 constexpr size_t kPipeBytes = 1u << 20;
 constexpr size_t kTakeBytes = 1u << 20;  // the recorder wakes early once this much waits
 constexpr size_t kOutputLogWindow = 32;  // W&B core's terminal height for output.log
 constexpr auto kOutputLogInterval = std::chrono::seconds(2);
+constexpr int kRecorderNice = 10;
 
 size_t Index(ConsoleStream stream) {
   return stream == ConsoleStream::kStderr ? 1 : 0;
@@ -61,7 +64,8 @@ void CloseFd(int& fd) {
 }
 
 // A pseudo-terminal with the settings of `like` (the terminal runmon writes to), except that output is
-// not post-processed (`\n` stays `\n`: runmon's own terminal turns it into `\r\n` when runmon writes it).
+// not post-processed (`\n` stays `\n`, and the kernel's per-character pass is skipped): runmon's own
+// terminal does that processing when runmon writes the bytes on.
 Status OpenTerminal(int like, int& master, int& slave) {
   master = AboveStandard(::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
   if (master < 0) return Error{fmt::format("cannot open a pseudo-terminal: {}", std::strerror(errno))};
@@ -74,10 +78,10 @@ Status OpenTerminal(int like, int& master, int& slave) {
   if (slave < 0) return Error{fmt::format("cannot open {}: {}", name.data(), std::strerror(errno))};
   termios settings{};
   if (::tcgetattr(like, &settings) == 0) {
-    settings.c_oflag &= ~static_cast<tcflag_t>(ONLCR);
+    settings.c_oflag &= ~static_cast<tcflag_t>(OPOST);
     ::tcsetattr(slave, TCSANOW, &settings);
   } else if (::tcgetattr(slave, &settings) == 0) {
-    settings.c_oflag &= ~static_cast<tcflag_t>(ONLCR);
+    settings.c_oflag &= ~static_cast<tcflag_t>(OPOST);
     ::tcsetattr(slave, TCSANOW, &settings);
   }
   winsize size{};
@@ -130,14 +134,20 @@ size_t PieceEnd(const std::string& text, size_t start, size_t limit) {
 }  // namespace
 
 struct ConsoleCapture::State {
+  // What the command wrote, in order: bytes read from a pseudo-terminal, or a count of bytes waiting in
+  // the stream's recording pipe (teed there from its pipe).
   struct Segment {
     size_t stream;
     std::string bytes;
+    size_t piped = 0;
   };
 
   ConsoleCaptureOptions options;
   std::array<int, 2> read_fd{-1, -1};
   std::array<int, 2> command_fd{-1, -1};
+  // For a pipe: the recording pipe the reader tees the output into (the recorder reads it).
+  std::array<int, 2> recording_read{-1, -1};
+  std::array<int, 2> recording_write{-1, -1};
   int signal_fd = -1;
   int wake_fd = -1;
   std::atomic<pid_t> command{0};
@@ -161,12 +171,19 @@ struct ConsoleCapture::State {
   ~State() {
     for (int& fd : read_fd) CloseFd(fd);
     for (int& fd : command_fd) CloseFd(fd);
+    for (int& fd : recording_read) CloseFd(fd);
+    for (int& fd : recording_write) CloseFd(fd);
     CloseFd(signal_fd);
     CloseFd(wake_fd);
   }
 
   void Read();
+  // One readable stream: false at its end.
+  bool ReadTerminal(size_t stream, std::vector<char>& buffer, bool& passthrough_ok);
+  bool ReadPipe(size_t stream, std::vector<char>& buffer, bool& passthrough_ok, bool& splice_ok);
+  void Keep(size_t stream, std::string_view bytes, size_t piped, bool passthrough_ok);
   void Record();
+  std::string TakePiped(size_t stream, size_t size);
   void Resize();
   void Deliver(size_t stream, const std::string& text, TerminalLines& lines);
 };
@@ -181,6 +198,15 @@ Result<std::unique_ptr<ConsoleCapture>> ConsoleCapture::Open(const ConsoleCaptur
                               : OpenPipe(state->read_fd[i], state->command_fd[i]);
     if (!opened) return Error{opened.error()};
     any_terminal = any_terminal || options.terminal[i];
+    if (!options.terminal[i]) {
+      const Status recording = OpenPipe(state->recording_read[i], state->recording_write[i]);
+      if (!recording) return Error{recording.error()};
+      ::fcntl(state->recording_write[i], F_SETFL, ::fcntl(state->recording_write[i], F_GETFL) | O_NONBLOCK);
+      // As much of the backlog as the kernel grants a pipe (1 MiB unprivileged).
+      if (::fcntl(state->recording_write[i], F_SETPIPE_SZ, static_cast<int>(options.backlog_bytes)) < 0) {
+        ::fcntl(state->recording_write[i], F_SETPIPE_SZ, static_cast<int>(kPipeBytes));
+      }
+    }
   }
   if (any_terminal) {
     sigset_t window_change;
@@ -272,6 +298,7 @@ void ConsoleCapture::State::Resize() {
 void ConsoleCapture::State::Read() {
   std::vector<char> buffer(kReadBytes);
   std::array<bool, 2> passthrough_ok{true, true};
+  std::array<bool, 2> splice_ok{true, true};
   std::array<pollfd, 4> watched{};
   watched[0] = {read_fd[0], POLLIN, 0};
   watched[1] = {read_fd[1], POLLIN, 0};
@@ -292,40 +319,11 @@ void ConsoleCapture::State::Read() {
     if (ready < 0) break;
     for (size_t i = 0; i < 2; ++i) {
       if (watched[i].fd < 0 || watched[i].revents == 0) continue;
-      // A few reads per wake-up, so a flood on one stream never starves the other.
-      for (int reads = 0; reads < 16; ++reads) {
-        const ssize_t n = ::read(watched[i].fd, buffer.data(), buffer.size());
-        if (n > 0) {
-          if (passthrough_ok[i] && !WriteAll(options.passthrough[i], buffer.data(), static_cast<size_t>(n))) {
-            passthrough_ok[i] = false;
-          }
-          const auto size = static_cast<size_t>(n);
-          {
-            std::lock_guard lock(mutex);
-            counts.bytes_read[i] += size;
-            counts.passthrough_failed[i] = !passthrough_ok[i];
-            if (backlog_bytes[i] + size > options.backlog_bytes) {
-              counts.bytes_dropped[i] += size;
-              dropped_unmarked[i] += size;
-            } else {
-              if (!backlog.empty() && backlog.back().stream == i) {
-                backlog.back().bytes.append(buffer.data(), size);
-              } else {
-                backlog.push_back({i, std::string(buffer.data(), size)});
-              }
-              backlog_bytes[i] += size;
-              if (backlog_bytes[0] + backlog_bytes[1] >= kTakeBytes) changed.notify_all();
-            }
-          }
-          if (size < buffer.size()) break;
-          continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        // End of the stream: 0 from a pipe, EIO from a pseudo-terminal whose last writer closed it.
+      const bool open = options.terminal[i] ? ReadTerminal(i, buffer, passthrough_ok[i])
+                                            : ReadPipe(i, buffer, passthrough_ok[i], splice_ok[i]);
+      if (!open) {
         watched[i].fd = -1;
         --open_streams;
-        break;
       }
     }
     if (watched[2].fd >= 0 && (watched[2].revents & POLLIN) != 0) Resize();
@@ -339,6 +337,149 @@ void ConsoleCapture::State::Read() {
     reader_done = true;
   }
   changed.notify_all();
+}
+
+void ConsoleCapture::State::Keep(size_t stream, std::string_view bytes, size_t piped, bool passthrough_ok) {
+  const size_t size = piped > 0 ? piped : bytes.size();
+  std::lock_guard lock(mutex);
+  counts.bytes_read[stream] += size;
+  counts.passthrough_failed[stream] = !passthrough_ok;
+  if (piped == 0 && backlog_bytes[stream] + size > options.backlog_bytes) {
+    counts.bytes_dropped[stream] += size;
+    dropped_unmarked[stream] += size;
+    return;
+  }
+  if (!backlog.empty() && backlog.back().stream == stream && (piped > 0) == (backlog.back().piped > 0)) {
+    backlog.back().bytes.append(bytes);
+    backlog.back().piped += piped;
+  } else {
+    backlog.push_back({stream, std::string(bytes), piped});
+  }
+  backlog_bytes[stream] += size;
+  if (backlog_bytes[0] + backlog_bytes[1] >= kTakeBytes) changed.notify_all();
+}
+
+bool ConsoleCapture::State::ReadTerminal(size_t stream, std::vector<char>& buffer, bool& passthrough_ok) {
+  // A few reads per wake-up, so a flood on one stream never starves the other.
+  for (int reads = 0; reads < 16; ++reads) {
+    const ssize_t n = ::read(read_fd[stream], buffer.data(), buffer.size());
+    if (n > 0) {
+      const auto size = static_cast<size_t>(n);
+      if (passthrough_ok && !WriteAll(options.passthrough[stream], buffer.data(), size))
+        passthrough_ok = false;
+      Keep(stream, std::string_view(buffer.data(), size), 0, passthrough_ok);
+      if (size < buffer.size()) return true;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    return false;  // 0, or EIO from a pseudo-terminal whose last writer closed it
+  }
+  return true;
+}
+
+// A pipe's output is copied by the kernel, never by runmon: tee(2) duplicates what it holds into the
+// recording pipe, then splice(2) moves it to runmon's stdout or stderr. When the recording pipe is full
+// (the recorder is behind) the output is read, written and kept in the backlog like a terminal's while
+// the backlog has room, and past that moved on unrecorded (counted as dropped); where the destination
+// takes no splice (some terminals), it is read and written.
+bool ConsoleCapture::State::ReadPipe(size_t stream, std::vector<char>& buffer, bool& passthrough_ok,
+                                     bool& splice_ok) {
+  const int from = read_fd[stream];
+  for (int rounds = 0; rounds < 16; ++rounds) {
+    size_t size = 0;
+    bool recorded = false;
+    const ssize_t teed = ::tee(from, recording_write[stream], buffer.size(), SPLICE_F_NONBLOCK);
+    if (teed > 0) {
+      size = static_cast<size_t>(teed);
+      recorded = true;
+    } else if (teed == 0) {
+      return false;  // no writer is left and nothing waits
+    } else if (errno == EINTR) {
+      continue;
+    } else {
+      int waiting = 0;
+      if (::ioctl(from, FIONREAD, &waiting) != 0 || waiting <= 0) {
+        pollfd hung_up{from, POLLIN, 0};
+        return !(::poll(&hung_up, 1, 0) == 1 && (hung_up.revents & POLLHUP) != 0);
+      }
+      size = std::min(static_cast<size_t>(waiting), buffer.size());  // the recording pipe is full
+      bool room = false;
+      {
+        std::lock_guard lock(mutex);
+        room = backlog_bytes[stream] + size <= options.backlog_bytes;
+      }
+      if (room) {
+        // A burst the recorder has not caught up with: kept in the backlog, as from a terminal.
+        const ssize_t n = ::read(from, buffer.data(), size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return n != 0;
+        const auto got = static_cast<size_t>(n);
+        if (passthrough_ok && !WriteAll(options.passthrough[stream], buffer.data(), got))
+          passthrough_ok = false;
+        Keep(stream, std::string_view(buffer.data(), got), 0, passthrough_ok);
+        continue;
+      }
+    }
+    // Move exactly `size` bytes on (those the recording pipe holds a copy of).
+    size_t moved = 0;
+    while (moved < size && passthrough_ok && splice_ok) {
+      const ssize_t n =
+          ::splice(from, nullptr, options.passthrough[stream], nullptr, size - moved, SPLICE_F_MOVE);
+      if (n > 0) {
+        moved += static_cast<size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else if (n < 0 && errno == EINVAL) {
+        splice_ok = false;  // the destination takes no splice: read and write from now on
+      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        pollfd writable{options.passthrough[stream], POLLOUT, 0};
+        ::poll(&writable, 1, -1);
+      } else {
+        passthrough_ok = false;
+      }
+    }
+    while (moved < size) {
+      const ssize_t n = ::read(from, buffer.data(), size - moved);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      if (passthrough_ok && !WriteAll(options.passthrough[stream], buffer.data(), static_cast<size_t>(n))) {
+        passthrough_ok = false;
+      }
+      moved += static_cast<size_t>(n);
+    }
+    if (recorded) {
+      Keep(stream, {}, size, passthrough_ok);
+    } else {
+      std::lock_guard lock(mutex);
+      counts.bytes_read[stream] += size;
+      counts.bytes_dropped[stream] += size;
+      dropped_unmarked[stream] += size;
+      counts.passthrough_failed[stream] = !passthrough_ok;
+    }
+    if (size < buffer.size()) return true;
+  }
+  return true;
+}
+
+std::string ConsoleCapture::State::TakePiped(size_t stream, size_t size) {
+  std::string bytes(size, '\0');
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::read(recording_read[stream], bytes.data() + done, size - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd readable{recording_read[stream], POLLIN, 0};
+      if (::poll(&readable, 1, 1000) <= 0) break;  // never: tee put them there first
+    } else {
+      break;
+    }
+  }
+  bytes.resize(done);
+  return bytes;
 }
 
 void ConsoleCapture::State::Deliver(size_t stream, const std::string& text, TerminalLines& lines) {
@@ -357,6 +498,10 @@ void ConsoleCapture::State::Deliver(size_t stream, const std::string& text, Term
 }
 
 void ConsoleCapture::State::Record() {
+  // Under contention the command (and the reader, which keeps it from blocking) come first: a flood then
+  // goes unrecorded rather than slower. A nice of 10 still gives the recorder a tenth of a busy core,
+  // far more than ordinary output needs.
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kRecorderNice);
   std::array<OutputCoalescer, 2> coalescers;
   TerminalLines lines(kOutputLogWindow);
   auto next_log_update = Clock::now() + kOutputLogInterval;
@@ -375,6 +520,11 @@ void ConsoleCapture::State::Record() {
       dropped = dropped_unmarked;
       dropped_unmarked = {0, 0};
       stopping = stop_recorder;
+    }
+    // The recording pipes are emptied first, so the reader can tee into them again while this batch is
+    // coalesced.
+    for (Segment& segment : taken) {
+      if (segment.piped > 0) segment.bytes = TakePiped(segment.stream, segment.piped);
     }
     // Records follow the order of the output: a change of stream gives out what the other one holds.
     for (Segment& segment : taken) {

@@ -5,13 +5,15 @@
 // not the command's controlling terminal: that stays runmon's, so the keyboard, job control and the
 // terminal's signals reach the command exactly as before.
 //
-// A reader thread drains both streams as fast as the command writes: it passes every byte on to runmon's
+// A reader thread drains both streams as fast as the command writes and passes every byte on to runmon's
 // own stdout and stderr unchanged (blocking there as the command would block on them; a passthrough that
-// fails, a closed pipe, is given up and counted) and copies it into a bounded backlog. A recorder thread
-// turns the backlog into OutputRawRecord text (OutputCoalescer) at most every flush interval, gives it to
-// the sink (the run log) in pieces of at most kMaxRecordBytes, and keeps files/output.log. Output that the
-// recorder cannot keep up with (a flood) is dropped from the backlog, never waited for: the command is
-// never slowed by the recording, and what was dropped is counted and marked in the recorded text.
+// fails, a closed pipe, is given up and counted). From a pipe the kernel does the copying: tee(2) puts a
+// copy into a recording pipe and splice(2) moves the output on, so a flood costs runmon no copy of its
+// own; from a pseudo-terminal the reader reads, writes and keeps a copy in a bounded backlog. A recorder
+// thread turns what was kept into OutputRawRecord text (OutputCoalescer) at most every flush interval,
+// gives it to the sink (the run log) in pieces of at most kMaxRecordBytes, and keeps files/output.log.
+// Output that the recorder cannot keep up with (a flood) is passed on unrecorded, never waited for: the
+// command is never slowed by the recording, and what was not recorded is counted and marked in the text.
 //
 // Finish() is called once the command exited: what its ends still hold is read (until every writer closed
 // them, or a grace period for descendants that keep them open), recorded, and the threads stop. A reader

@@ -2,6 +2,7 @@
 #include "core/utf8.hpp"
 
 #include <cstdint>
+#include <cstring>
 
 namespace runmon {
 
@@ -33,8 +34,26 @@ size_t Utf8SequenceLength(std::string_view text, size_t i) {
   return length;
 }
 
+namespace {
+
+// The end of the ASCII run starting at `i`, eight bytes at a time (console output and metric keys are
+// mostly ASCII).
+size_t SkipAscii(std::string_view text, size_t i) {
+  constexpr uint64_t kHighBits = 0x8080808080808080ull;
+  while (i + 8 <= text.size()) {
+    uint64_t word;
+    std::memcpy(&word, text.data() + i, sizeof(word));
+    if ((word & kHighBits) != 0) break;
+    i += 8;
+  }
+  while (i < text.size() && static_cast<unsigned char>(text[i]) < 0x80) ++i;
+  return i;
+}
+
+}  // namespace
+
 bool IsValidUtf8(std::string_view text) {
-  for (size_t i = 0; i < text.size();) {
+  for (size_t i = SkipAscii(text, 0); i < text.size(); i = SkipAscii(text, i)) {
     const size_t length = Utf8SequenceLength(text, i);
     if (length == 0) return false;
     i += length;
@@ -43,6 +62,7 @@ bool IsValidUtf8(std::string_view text) {
 }
 
 std::string ToValidUtf8(std::string_view text) {
+  if (IsValidUtf8(text)) return std::string(text);
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
