@@ -20,6 +20,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -179,8 +180,8 @@ struct ConsoleCapture::State {
 
   void Read();
   // One readable stream: false at its end.
-  bool ReadTerminal(size_t stream, std::vector<char>& buffer, bool& passthrough_ok);
-  bool ReadPipe(size_t stream, std::vector<char>& buffer, bool& passthrough_ok, bool& splice_ok);
+  bool ReadTerminal(size_t stream, std::span<char> buffer, bool& passthrough_ok);
+  bool ReadPipe(size_t stream, std::span<char> buffer, bool& passthrough_ok, bool& splice_ok);
   void Keep(size_t stream, std::string_view bytes, size_t piped, bool passthrough_ok);
   void Record();
   std::string TakePiped(size_t stream, size_t size);
@@ -296,7 +297,9 @@ void ConsoleCapture::State::Resize() {
 }
 
 void ConsoleCapture::State::Read() {
-  std::vector<char> buffer(kReadBytes);
+  // Not zeroed: pages of it that no read reaches are never made resident.
+  const std::unique_ptr<char[]> storage(new char[kReadBytes]);
+  const std::span<char> buffer(storage.get(), kReadBytes);
   std::array<bool, 2> passthrough_ok{true, true};
   std::array<bool, 2> splice_ok{true, true};
   std::array<pollfd, 4> watched{};
@@ -359,7 +362,7 @@ void ConsoleCapture::State::Keep(size_t stream, std::string_view bytes, size_t p
   if (backlog_bytes[0] + backlog_bytes[1] >= kTakeBytes) changed.notify_all();
 }
 
-bool ConsoleCapture::State::ReadTerminal(size_t stream, std::vector<char>& buffer, bool& passthrough_ok) {
+bool ConsoleCapture::State::ReadTerminal(size_t stream, std::span<char> buffer, bool& passthrough_ok) {
   // A few reads per wake-up, so a flood on one stream never starves the other.
   for (int reads = 0; reads < 16; ++reads) {
     const ssize_t n = ::read(read_fd[stream], buffer.data(), buffer.size());
@@ -383,7 +386,7 @@ bool ConsoleCapture::State::ReadTerminal(size_t stream, std::vector<char>& buffe
 // (the recorder is behind) the output is read, written and kept in the backlog like a terminal's while
 // the backlog has room, and past that moved on unrecorded (counted as dropped); where the destination
 // takes no splice (some terminals), it is read and written.
-bool ConsoleCapture::State::ReadPipe(size_t stream, std::vector<char>& buffer, bool& passthrough_ok,
+bool ConsoleCapture::State::ReadPipe(size_t stream, std::span<char> buffer, bool& passthrough_ok,
                                      bool& splice_ok) {
   const int from = read_fd[stream];
   for (int rounds = 0; rounds < 16; ++rounds) {
