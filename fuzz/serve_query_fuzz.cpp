@@ -1,7 +1,9 @@
 // Fuzzes the dashboard's API with hostile query parameters: the input is split at '&' and '=' into
 // parameters (any bytes, repeated names, no value) and given to the runs list, a run's description, chart
-// data and CSV over a small logdir made once (two runs with system and logged metrics). Checks: every answer
-// is 200, 400 or 404; JSON answers parse as JSON; a chart answer stays under 200 KB; an error has a message.
+// data and CSV, and a run's console lines (the run named by `run`, else the first) over a small logdir made
+// once (two runs with system and logged metrics, console output on both streams, colours, a long line).
+// Checks: every answer is 200, 400 or 404; JSON answers parse as JSON; a chart or console answer stays under
+// 200 KB; an error has a message; console lines come in order, within the [prev, next) they claim.
 
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include "runlog/records.hpp"
 #include "serve_fuzz_store.hpp"
 #include "web/api.hpp"
+#include "web/console_api.hpp"
 
 namespace {
 
@@ -43,6 +46,11 @@ void WriteRun(const std::filesystem::path& log, const std::string& id, int sampl
     step->set_key("loss");
     step->set_value_json(std::to_string(1.0 / (i + 1)));
     (void)writer->Append(history.SerializeAsString());
+    const std::string line = i % 500 == 250 ? std::string(70000, 'x') + "\n"
+                             : i % 7 == 0   ? "\x1b[31merror\x1b[0m at step " + std::to_string(i) + "\n"
+                                            : "step " + std::to_string(i) + "\r\x1b[2K";
+    (void)writer->Append(
+        runmon::runlog::MakeOutputRawRecord(i % 3 == 0, line, 1.78e9 + i).SerializeAsString());
   }
 }
 
@@ -67,5 +75,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(csv.status == 200 || csv.status == 400 || csv.status == 404);
   const auto run = params.find("run");
   if (run != params.end()) runmon::fuzz::CheckApiJson(runmon::web::DescribeRun(store, run->second));
+  const auto console =
+      runmon::web::ConsoleLines(store, run != params.end() ? run->second : "run-20260101_000000-aaa", params);
+  const auto lines = runmon::fuzz::CheckApiJson(console);
+  FUZZ_CHECK(console.body.size() <= runmon::web::kMaxConsoleBytes);
+  if (console.status == 200) {
+    const uint64_t prev = lines["prev"];
+    const uint64_t next = lines["next"];
+    FUZZ_CHECK(prev <= next);
+    uint64_t last = prev;
+    for (const auto& line : lines["lines"]) {
+      const uint64_t number = line["n"];
+      FUZZ_CHECK(number >= last && number < next);
+      last = number + 1;
+    }
+  }
   return 0;
 }

@@ -355,6 +355,7 @@ ApiResponse DescribeRun(RunStore& store, std::string_view dir) {
                {"start", OptionalNumber(overview.start_time)},
                {"duration", OptionalNumber(runview::RunRuntime(overview, run->state, WallSeconds()))},
                {"samples", model.stats_records()},
+               {"console_lines", model.console().lines_started()},
                {"loading", !run->caught_up},
                {"warnings", std::move(warnings)},
                {"environment", std::move(environment)},

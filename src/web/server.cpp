@@ -13,6 +13,7 @@
 #include "core/access.hpp"
 #include "http_server/bounded_server.hpp"
 #include "web/api.hpp"
+#include "web/console_api.hpp"
 #include "web/jobs.hpp"
 
 namespace runmon::web {
@@ -181,6 +182,9 @@ void DashboardServer::Routes() {
   server.Get("/api/runs", [this](const httplib::Request& req, httplib::Response& res) {
     Send(res, ListRuns(store_, ToParams(req.params)));
   });
+  server.Get(R"(/api/runs/([^/]+)/console)", [this](const httplib::Request& req, httplib::Response& res) {
+    Send(res, ConsoleLines(store_, req.matches[1].str(), ToParams(req.params)));
+  });
   server.Get(R"(/api/runs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     Send(res, DescribeRun(store_, req.matches[1].str()));
   });
@@ -273,9 +277,11 @@ void DashboardServer::Routes() {
             entry.data_version = version;
             entry.state = entry.run->state;
             out += fmt::format(
-                "event: run\ndata: {{\"dir\":{},\"samples\":{},\"state\":\"{}\",\"loading\":{}}}\n\n",
+                "event: run\ndata: {{\"dir\":{},\"samples\":{},\"state\":\"{}\",\"loading\":{},"
+                "\"console_lines\":{},\"console_version\":{}}}\n\n",
                 JsonString(entry.run->dir), entry.run->model.stats_records(),
-                runview::RunStateName(entry.state), !entry.run->caught_up);
+                runview::RunStateName(entry.state), !entry.run->caught_up,
+                entry.run->model.console().lines_started(), entry.run->model.console().version());
           }
           if (out.empty()) out = ": keep-alive\n\n";
           return sink.write(out.data(), out.size());
