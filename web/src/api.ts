@@ -56,6 +56,7 @@ export interface RunDetail {
   start: number | null;
   duration: number | null;
   samples: number;
+  consoleLines: number; // console lines the run has written (its Logs tab shows when there are any)
   loading: boolean;
   warnings: string[];
   environment: [string, string][];
@@ -82,6 +83,26 @@ export interface ChartData {
   x: number[];
   series: ChartSeries[];
   loading: boolean;
+}
+
+export interface ConsoleLine {
+  n: number; // the line's number in the run's output, from 0
+  t: number | null; // when the output that started it came, seconds since the epoch
+  stderr: boolean;
+  text: string; // as the command wrote it: escape sequences and control characters included
+  cut: boolean; // the line is longer than the text sent
+}
+
+// One answer of /api/runs/{dir}/console: every matching line numbered in [prev, next) is in `lines`.
+export interface ConsolePage {
+  first: number; // the oldest line the server holds
+  total: number; // lines written
+  dropped: number; // lines no longer held
+  settled: number; // lines numbered below it no longer change
+  prev: number;
+  next: number;
+  loading: boolean;
+  lines: ConsoleLine[];
 }
 
 export interface Panel {
@@ -253,6 +274,7 @@ export async function fetchRun(dir: string, signal?: AbortSignal): Promise<RunDe
     start: numOrNull(b.start),
     duration: numOrNull(b.duration),
     samples: numOrNull(b.samples) ?? 0,
+    consoleLines: numOrNull(b.console_lines) ?? 0,
     loading: b.loading === true,
     warnings: arr(b.warnings).map(str).filter((w) => w !== ''),
     environment: pairs(b.environment),
@@ -290,6 +312,30 @@ export async function fetchChart(query: Query, signal?: AbortSignal): Promise<Ch
       };
     }),
     loading: b.loading === true,
+  };
+}
+
+export async function fetchConsole(dir: string, query: Query, signal?: AbortSignal): Promise<ConsolePage> {
+  const o = await getJSON(`/api/runs/${encodeURIComponent(dir)}/console`, query, signal);
+  const b = isObj(o) ? o : {};
+  const lines: ConsoleLine[] = [];
+  for (const v of arr(b.lines)) {
+    const l = isObj(v) ? v : {};
+    const n = numOrNull(l.n);
+    // Lines come in order; one out of order (a damaged answer) is left out rather than misplaced.
+    if (n === null || (lines.length > 0 && n <= lines[lines.length - 1].n)) continue;
+    lines.push({ n, t: numOrNull(l.t), stderr: l.stderr === true, text: str(l.text), cut: l.cut === true });
+  }
+  const total = numOrNull(b.total) ?? 0;
+  return {
+    first: numOrNull(b.first) ?? 0,
+    total,
+    dropped: numOrNull(b.dropped) ?? 0,
+    settled: numOrNull(b.settled) ?? 0,
+    prev: numOrNull(b.prev) ?? 0,
+    next: numOrNull(b.next) ?? total,
+    loading: b.loading === true,
+    lines,
   };
 }
 

@@ -1,10 +1,13 @@
 // Server-sent events from /api/events: `runs` (the list changed) and `run` (a watched run grew or changed
-// state). EventSource reconnects by itself; the status callback drives the "live" indicator.
+// state, with its console's line count and version). EventSource reconnects by itself; the status callback
+// drives the "live" indicator.
 
 export interface RunEvent {
   dir: string;
   samples: number | null;
   state: string;
+  consoleLines: number | null; // console lines written so far
+  consoleVersion: number | null; // changes whenever a console line is added or changed
 }
 
 export interface EventHandlers {
@@ -35,6 +38,8 @@ export class EventStream {
         dir: o.dir,
         samples: typeof o.samples === 'number' ? o.samples : null,
         state: typeof o.state === 'string' ? o.state : '',
+        consoleLines: typeof o.console_lines === 'number' ? o.console_lines : null,
+        consoleVersion: typeof o.console_version === 'number' ? o.console_version : null,
       });
     });
   }

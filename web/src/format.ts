@@ -157,6 +157,13 @@ export function formatTime(epochSeconds: number | null | undefined): string {
   );
 }
 
+// Local time of day "19:45:00" (a console line's time).
+export function formatClock(epochSeconds: number | null | undefined): string {
+  if (epochSeconds === null || epochSeconds === undefined || !Number.isFinite(epochSeconds)) return '--:--:--';
+  const d = new Date(epochSeconds * 1000);
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+}
+
 // Legend text for an x value.
 export function formatX(v: number | null | undefined, xAxis: string, wall: boolean): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';

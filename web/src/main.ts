@@ -38,7 +38,7 @@ function route(): void {
     r.kind === 'runs'
       ? runsPage(r.query)
       : r.kind === 'workspace'
-        ? workspacePage(r.dirs)
+        ? workspacePage(r.dirs, r.query)
         : r.kind === 'jobs'
           ? jobsPage()
           : r.kind === 'job'

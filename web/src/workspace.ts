@@ -1,7 +1,10 @@
-// A run workspace (#/runs/<dir>[,<dir>...]): the runs' overview, user panels, the System section (system
-// and other charts) and the Metrics section (logged history). Several runs show the union of their
-// charts by id, each series named "<run name> <series name>". Live: an event stream for the shown runs
-// refetches a run's header and the charts (each at most once per second) when the run grows.
+// A run workspace (#/runs/<dir>[,<dir>...]): the runs' overview, then two tabs: Charts (user panels, the
+// System section of system and other charts, the Metrics section of logged history) and, once a run has
+// console output, Logs (logs.ts: one run's output at a time, picked when several are shown). Several runs
+// show the union of their charts by id, each series named "<run name> <series name>". The tab and the
+// logs' run are in the hash's query (?tab=logs&run=<dir>), replaced in place so that switching is no new
+// page. Live: an event stream for the shown runs refetches a run's header and the charts (each at most once
+// per second, and only while the Charts tab shows) when the run grows, and tells the Logs tab.
 
 import { ApiError, apiUrl, type ChartDef, errorText, fetchRun, type RunDetail } from './api';
 import { type ChartHost, ChartView, type RunRef } from './chart';
@@ -10,7 +13,8 @@ import { button, h, replaceChildren } from './dom';
 import { EventStream } from './events';
 import { formatDuration, formatTime } from './format';
 import { Panels } from './panels';
-import { jobHash, type Page } from './router';
+import { LogsView } from './logs';
+import { jobHash, type Page, runsHash } from './router';
 import { stateBadge } from './widgets';
 
 const kTimeModeKey = 'runmon.timeMode';
@@ -34,8 +38,14 @@ function saveTimeMode(m: TimeMode): void {
 
 type RunSlot = { dir: string; detail: RunDetail | null; error: string | null };
 
-export function workspacePage(dirs: string[]): Page {
+type Tab = 'charts' | 'logs';
+
+export function workspacePage(dirs: string[], query: URLSearchParams): Page {
   const slots: RunSlot[] = dirs.map((dir) => ({ dir, detail: null, error: null }));
+  let tab: Tab = query.get('tab') === 'logs' ? 'logs' : 'charts';
+  let logsDir = dirs.find((d) => d === query.get('run')) ?? dirs[0];
+  let logs: LogsView | null = null;
+  let chartsStale = false; // live events came while the Logs tab showed
   let timeMode: TimeMode = loadTimeMode();
   const charts = new Map<string, ChartView>();
   let destroyed = false;
@@ -91,6 +101,24 @@ export function workspacePage(dirs: string[]): Page {
   );
   systemSection.hidden = true;
   metricsSection.hidden = true;
+  const chartsPane = h('div', { class: 'tab-pane', role: 'tabpanel', testid: 'charts-pane' }, panels.section, systemSection, metricsSection);
+
+  const chartsTab = button('Charts', { class: 'tab', role: 'tab', testid: 'tab-charts' }, () => setTab('charts'));
+  const logsCount = h('span', { class: 'count', testid: 'logs-count' });
+  const logsTab = button(h('span', null, 'Logs', logsCount), { class: 'tab', role: 'tab', testid: 'tab-logs' }, () => setTab('logs'));
+  const tabsEl = h('div', { class: 'tabs', role: 'tablist', testid: 'workspace-tabs' }, chartsTab, logsTab);
+  const logsRun = h(
+    'select',
+    { class: 'logs-run', 'aria-label': 'Run', testid: 'logs-run' },
+    ...slots.map((s) => h('option', { value: s.dir }, s.dir)),
+  );
+  logsRun.addEventListener('change', () => {
+    logsDir = logsRun.value;
+    showLogs();
+  });
+  const logsHost = h('div', { class: 'logs-host' });
+  const logsPane = h('div', { class: 'tab-pane', role: 'tabpanel', testid: 'logs-pane' }, logsRun, logsHost);
+  const timeToggle = h('div', { class: 'segmented', role: 'group', 'aria-label': 'Time axis', testid: 'time-toggle' }, relBtn, wallBtn);
 
   const root = h(
     'div',
@@ -99,16 +127,16 @@ export function workspacePage(dirs: string[]): Page {
       'div',
       { class: 'toolbar' },
       h('a', { href: '#/', class: 'btn', testid: 'back-to-runs' }, '← Runs'),
-      h('div', { class: 'segmented', role: 'group', 'aria-label': 'Time axis', testid: 'time-toggle' }, relBtn, wallBtn),
+      timeToggle,
       h('span', { class: 'spacer' }),
       liveEl,
       addPanelBtn,
     ),
     statusEl,
     headerEl,
-    panels.section,
-    systemSection,
-    metricsSection,
+    tabsEl,
+    chartsPane,
+    logsPane,
   );
 
   function renderTimeToggle(): void {
@@ -135,6 +163,63 @@ export function workspacePage(dirs: string[]): Page {
     liveEl.textContent = connected ? (running ? '● live' : '● connected') : everConnected ? '○ reconnecting…' : '○ connecting…';
     liveEl.classList.toggle('on', connected);
     liveEl.dataset.connected = String(connected);
+  }
+
+  // ---- tabs ----
+
+  function renderTabs(): void {
+    const lines = slots.reduce((sum, s) => sum + (s.detail?.consoleLines ?? 0), 0);
+    tabsEl.hidden = lines === 0 && tab === 'charts';
+    logsCount.textContent = lines > 0 ? ` (${lines.toLocaleString()})` : '';
+    chartsTab.setAttribute('aria-selected', String(tab === 'charts'));
+    logsTab.setAttribute('aria-selected', String(tab === 'logs'));
+    chartsPane.hidden = tab !== 'charts';
+    logsPane.hidden = tab !== 'logs';
+    timeToggle.hidden = tab !== 'charts';
+    addPanelBtn.hidden = tab !== 'charts';
+    logsRun.hidden = slots.length < 2;
+    slots.forEach((s, i) => {
+      const option = logsRun.options[i];
+      option.textContent = s.detail?.name || s.dir;
+      option.selected = s.dir === logsDir;
+    });
+  }
+
+  function saveTab(): void {
+    const q = new URLSearchParams();
+    if (tab === 'logs') q.set('tab', 'logs');
+    if (tab === 'logs' && logsDir !== dirs[0]) q.set('run', logsDir);
+    history.replaceState(null, '', runsHash(dirs, q));
+  }
+
+  // The Logs tab's view of the picked run, made when first shown.
+  function showLogs(): void {
+    if (logs && logs.root.dataset.runDir !== logsDir) {
+      logs.destroy();
+      logs = null;
+    }
+    if (!logs) {
+      logs = new LogsView(logsDir);
+      logsHost.appendChild(logs.root);
+    }
+    saveTab();
+    logs.setActive(true);
+  }
+
+  function setTab(t: Tab): void {
+    if (t === tab) return;
+    tab = t;
+    renderTabs();
+    if (tab === 'logs') {
+      showLogs();
+      return;
+    }
+    logs?.setActive(false);
+    saveTab();
+    if (chartsStale) {
+      chartsStale = false;
+      refreshCharts();
+    }
   }
 
   // ---- header ----
@@ -221,6 +306,7 @@ export function workspacePage(dirs: string[]): Page {
     const names = slots.map((s) => s.detail?.name || s.dir);
     document.title = `runmon: ${names.join(', ')}`;
     renderTimeToggle();
+    renderTabs();
     setLive(wasConnected);
   }
 
@@ -279,6 +365,12 @@ export function workspacePage(dirs: string[]): Page {
     panels.refresh();
   }
 
+  // Charts hidden behind the Logs tab are refreshed when it is left.
+  function chartsChanged(): void {
+    if (tab === 'charts') refreshCharts();
+    else chartsStale = true;
+  }
+
   // ---- loading ----
 
   async function loadRun(s: RunSlot): Promise<void> {
@@ -299,7 +391,7 @@ export function workspacePage(dirs: string[]): Page {
         if (destroyed) return;
         renderHeader();
         syncCharts();
-        refreshCharts();
+        chartsChanged();
         scheduleWhileLoading();
       });
     }, 1000);
@@ -311,7 +403,7 @@ export function workspacePage(dirs: string[]): Page {
   function refreshRun(dir: string): void {
     const s = slots.find((x) => x.dir === dir);
     if (!s) return;
-    refreshCharts();
+    chartsChanged();
     if (headerTimers.has(dir)) {
       headerPending.add(dir);
       return;
@@ -348,11 +440,15 @@ export function workspacePage(dirs: string[]): Page {
     });
     scheduleWhileLoading();
     events = new EventStream(apiUrl('/api/events', { runs: ok.map((s) => s.dir).join(',') }), {
-      run: (e) => refreshRun(e.dir),
+      run: (e) => {
+        refreshRun(e.dir);
+        if (e.dir === logsDir) logs?.runChanged(e);
+      },
       status: (connected) => {
         // Back after a drop: events may have been missed.
         if (connected && !wasConnected && everConnected) {
           for (const s of ok) refreshRun(s.dir);
+          logs?.runChanged(null);
         }
         if (connected) everConnected = true;
         wasConnected = connected;
@@ -369,6 +465,8 @@ export function workspacePage(dirs: string[]): Page {
   scheme.addEventListener('change', onScheme);
 
   renderTimeToggle();
+  renderTabs();
+  if (tab === 'logs') showLogs();
   setLive(false);
   void start();
 
@@ -384,6 +482,7 @@ export function workspacePage(dirs: string[]): Page {
       for (const v of charts.values()) v.destroy();
       charts.clear();
       panels.destroy();
+      logs?.destroy();
     },
   };
 }
