@@ -259,6 +259,18 @@ int RunCommandLine(int argc, char** argv) {
   leet->add_option("--print-frame", leet_options.print_frame,
                    "Print one frame of the loaded run as text at this size and exit (no terminal needed)")
       ->type_name("WIDTHxHEIGHT");
+  auto* symon = leet->add_subcommand("symon",
+                                     "A live monitor of this machine, with no run: runmon's own "
+                                     "sampler in-process, its charts updating at the interval");
+  symon
+      ->add_option("--interval", leet_options.symon_interval,
+                   "Sampling interval: seconds (0.5) or with a unit (500ms, 2s); default 1s, at least 0.1s")
+      ->type_name("DURATION");
+  symon
+      ->add_option("--print-frame", leet_options.print_frame,
+                   "Print one frame after two samples as text at this size and exit (no terminal needed)")
+      ->type_name("WIDTHxHEIGHT");
+  symon->parse_complete_callback([&leet_options] { leet_options.symon = true; });
 
   ServeCommandOptions serve_options;
   auto* serve = app.add_subcommand(

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/cli_common.hpp"
+#include "app/symon_source.hpp"
 #include "core/wall_clock.hpp"
 #include "modules/module_loader.hpp"
 #include "tui/leet_path.hpp"
@@ -44,29 +45,9 @@ int PrintFrame(tui::LeetSession& session, int width, int height) {
   return 0;
 }
 
-}  // namespace
-
-int RunLeetCommand(const LeetOptions& options) {
-  std::optional<std::filesystem::path> path;
-  if (options.path) path = *options.path;
-  auto target = tui::ResolveLeetPath(path);
-  if (!target) {
-    Warn(target.error());
-    return 1;
-  }
-  int frame_width = 0;
-  int frame_height = 0;
-  if (!options.print_frame.empty() && !ParseSize(options.print_frame, frame_width, frame_height)) {
-    Warn(fmt::format("--print-frame: '{}' is not WIDTHxHEIGHT (1 to 1000 each)", options.print_frame));
-    return 2;
-  }
-  auto session = tui::LeetSession::Open(*target);
-  if (!session) {
-    Warn(session.error());
-    return 1;
-  }
-  if (frame_width > 0) return PrintFrame(**session, frame_width, frame_height);
-
+// The interactive loop over a source of view models: a LeetSession (run logs) or a SymonSource.
+template <typename Source>
+int RunLoop(Source& source) {
   auto terminal_module = LoadModule<tui::TerminalModule>();
   if (!terminal_module) {
     Warn(terminal_module.error());
@@ -84,12 +65,12 @@ int RunLeetCommand(const LeetOptions& options) {
   auto last_draw = Clock::time_point{};
   for (;;) {
     const auto now = Clock::now();
-    const bool loading = (*session)->loading();
-    if ((*session)->Work(now, loading ? kLoadSlice : kIdleSlice)) dirty = true;
+    const bool loading = source.loading();
+    if (source.Work(now, loading ? kLoadSlice : kIdleSlice)) dirty = true;
     // The clock redraws only what can change with time alone: a running run's runtime and its state (a
     // writer that is gone, a W&B run that went quiet).
     if (dirty || (clock_matters && Clock::now() - last_draw >= kClockRedraw)) {
-      const auto model = (*session)->BuildViewModel(view, WallSeconds());
+      const auto model = source.BuildViewModel(view, WallSeconds());
       clock_matters = model.loading || model.overview_state == runview::RunState::kRunning ||
                       std::any_of(model.runs.begin(), model.runs.end(), [](const tui::RunListEntry& run) {
                         return run.state == runview::RunState::kRunning;
@@ -99,14 +80,58 @@ int RunLeetCommand(const LeetOptions& options) {
       dirty = false;
     }
     // While loading, only take what input is already there; otherwise wait for input or the next poll.
-    int timeout = (*session)->loading() ? 0 : kPollMilliseconds;
+    int timeout = source.loading() ? 0 : kPollMilliseconds;
     while (auto event = screen.Read(timeout)) {
       const auto action = view.Handle(*event);
-      if (!(*session)->Apply(action, view)) return 0;
+      if (!source.Apply(action, view)) return 0;
       if (action != tui::ViewAction::kNone) dirty = true;
       timeout = 0;
     }
   }
+}
+
+int RunSymon(const LeetOptions& options, int frame_width, int frame_height) {
+  auto source = SymonSource::Start(options.symon_interval);
+  if (!source) {
+    Warn(fmt::format("symon: {}", source.error()));
+    return 2;
+  }
+  if (frame_width > 0) {
+    // Two samples: the first and one interval later, so rates have a value.
+    (*source)->WaitForSamples(2, std::chrono::seconds(30));
+    tui::LeetView view;
+    fmt::print(
+        "{}\n",
+        view.Render((*source)->BuildViewModel(view, WallSeconds()), frame_width, frame_height).ToString());
+    return 0;
+  }
+  return RunLoop(**source);
+}
+
+}  // namespace
+
+int RunLeetCommand(const LeetOptions& options) {
+  int frame_width = 0;
+  int frame_height = 0;
+  if (!options.print_frame.empty() && !ParseSize(options.print_frame, frame_width, frame_height)) {
+    Warn(fmt::format("--print-frame: '{}' is not WIDTHxHEIGHT (1 to 1000 each)", options.print_frame));
+    return 2;
+  }
+  if (options.symon) return RunSymon(options, frame_width, frame_height);
+  std::optional<std::filesystem::path> path;
+  if (options.path) path = *options.path;
+  auto target = tui::ResolveLeetPath(path);
+  if (!target) {
+    Warn(target.error());
+    return 1;
+  }
+  auto session = tui::LeetSession::Open(*target);
+  if (!session) {
+    Warn(session.error());
+    return 1;
+  }
+  if (frame_width > 0) return PrintFrame(**session, frame_width, frame_height);
+  return RunLoop(**session);
 }
 
 }  // namespace runmon

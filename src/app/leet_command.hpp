@@ -3,6 +3,7 @@
 // slice of loading, draws a frame when something changed (or each second, for a running run's runtime)
 // and waits for input; while a run is still loading it does not wait, so a large log loads at full speed
 // between frames. --print-frame draws one frame of the fully loaded run as text, without a terminal.
+// `runmon leet symon [--interval D]` runs the same loop over runmon's own sampler instead of a run log.
 #pragma once
 
 #include <optional>
@@ -13,6 +14,8 @@ namespace runmon {
 struct LeetOptions {
   std::optional<std::string> path;
   std::string print_frame;  // "WIDTHxHEIGHT": print one frame and exit
+  bool symon = false;       // `leet symon`: this machine, live, with no run (symon_source.hpp)
+  std::string symon_interval;
 };
 
 int RunLeetCommand(const LeetOptions& options);

@@ -109,8 +109,12 @@ CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
     return grid;
   }
 
+  if (model.symon && !symon_grid_set_) {
+    centre_.rows = centre_.columns = 3;
+    symon_grid_set_ = true;
+  }
   int left_width = left_visible_ ? std::clamp(width * 22 / 100, 26, 44) : 0;
-  int right_width = right_visible_ ? std::clamp(width * 26 / 100, 26, 64) : 0;
+  int right_width = right_visible_ && !model.symon ? std::clamp(width * 26 / 100, 26, 64) : 0;
   if (width - left_width - right_width < kMinCentreWidth) right_width = 0;
   if (width - left_width - right_width < kMinCentreWidth) left_width = 0;
   left_shown_ = left_width > 0;

@@ -53,6 +53,9 @@ struct ViewModel {
   // run's) and that run's label.
   const runview::ConsoleLog* console = nullptr;
   std::string console_label;
+  // `leet symon`: this machine's system charts in the centre (3x3, LEET's symon grid), no right sidebar
+  // repeating them.
+  bool symon = false;
 };
 
 enum class ViewAction {
@@ -148,6 +151,7 @@ class LeetView {
   bool right_shown_ = false;
   bool centre_shows_history_ = false;
   std::optional<LeetMode> shown_mode_;  // the mode of the last render
+  bool symon_grid_set_ = false;
 
   // Chart groups, rebuilt when the charted runs or their key sets change.
   std::vector<std::pair<const runview::RunModel*, uint64_t>> groups_signature_;
