@@ -19,6 +19,9 @@ void ConsoleLog::Add(ConsoleStream stream, std::string_view text, double timesta
 }
 
 void ConsoleLog::RefreshOpen() const {
+  // Readers may share a lock on the run: the first one after a change remakes the open lines, once; the
+  // others find them made (no change comes while they read, so no reference they hold is remade).
+  std::lock_guard lock(open_mutex_.mutex);
   if (open_version_ == lines_.version()) return;
   open_version_ = lines_.version();
   open_ = lines_.OpenLines();

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -50,6 +51,14 @@ class ConsoleLog {
   // The open lines as of version open_version_, made when asked for.
   mutable std::vector<ConsoleLine> open_;
   mutable uint64_t open_version_ = UINT64_MAX;
+  // A mutex that a copy or move of the log leaves behind (a model is copied only while nobody reads it).
+  struct RefreshMutex {
+    std::mutex mutex;
+    RefreshMutex() = default;
+    RefreshMutex(const RefreshMutex&) {}
+    RefreshMutex& operator=(const RefreshMutex&) { return *this; }
+  };
+  mutable RefreshMutex open_mutex_;
 };
 
 }  // namespace runmon::runview
