@@ -31,7 +31,7 @@ struct RunCommandOptions {
   std::optional<std::string> job_id;  // over the detected job identity (run_identity.hpp)
   std::optional<std::string> node_rank;
   std::optional<std::string> label;  // W&B's x_label, over WANDB_X_LABEL and --set x_label
-  std::string console = "auto";       // "off": the command's stdout and stderr are not recorded
+  std::string console = "auto";      // "off": the command's stdout and stderr are not recorded
 };
 
 // Returns runmon's exit status: the command's (128 + signal when it was killed), 127/126 when it cannot
