@@ -3,24 +3,6 @@
 
 namespace runmon::console {
 
-void AppendUtf8(std::string& out, char32_t rune) {
-  if (rune < 0x80) {
-    out += static_cast<char>(rune);
-  } else if (rune < 0x800) {
-    out += static_cast<char>(0xC0 | (rune >> 6));
-    out += static_cast<char>(0x80 | (rune & 0x3F));
-  } else if (rune < 0x10000) {
-    out += static_cast<char>(0xE0 | (rune >> 12));
-    out += static_cast<char>(0x80 | ((rune >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (rune & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (rune >> 18));
-    out += static_cast<char>(0x80 | ((rune >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((rune >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (rune & 0x3F));
-  }
-}
-
 std::string EncodeUtf8(std::u32string_view runes) {
   std::string out;
   out.reserve(runes.size());

@@ -9,12 +9,13 @@
 #include <string>
 #include <string_view>
 
+#include "core/utf8.hpp"
+
 namespace runmon::console {
 
 inline constexpr char32_t kReplacementCharacter = 0xFFFD;
 
-// Appends `rune` (a Unicode scalar value) as UTF-8.
-void AppendUtf8(std::string& out, char32_t rune);
+using runmon::AppendUtf8;
 std::string EncodeUtf8(std::u32string_view runes);
 
 class Utf8Decoder {

@@ -14,6 +14,8 @@ size_t Utf8SequenceLength(std::string_view text, size_t i);
 bool IsValidUtf8(std::string_view text);
 // Replaces each byte that does not start a valid sequence with U+FFFD.
 std::string ToValidUtf8(std::string_view text);
+// Appends `code_point` (a Unicode scalar value: at most U+10FFFF, no surrogate) as UTF-8.
+void AppendUtf8(std::string& out, char32_t code_point);
 // ASCII letters lowered, every other byte kept (so UTF-8 stays valid): case-insensitive matching of names.
 std::string AsciiLowercase(std::string_view text);
 

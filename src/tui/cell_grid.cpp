@@ -88,24 +88,6 @@ char32_t DecodeNext(std::string_view text, size_t* i) {
   return Sanitize(code_point);
 }
 
-void AppendUtf8(std::string* out, char32_t code_point) {
-  if (code_point < 0x80) {
-    out->push_back(static_cast<char>(code_point));
-  } else if (code_point < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (code_point >> 6)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else if (code_point < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (code_point >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (code_point >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  }
-}
-
 // Lays `utf8` out in at most `max_width` columns and calls emit(code_point, width) for each code point
 // that goes out, zero-width ones included. Text wider than `max_width` keeps what fits in max_width - 1
 // columns, a space where a double-width character would straddle that limit, and ends in "…", so cut text
@@ -161,7 +143,7 @@ int DisplayWidth(std::string_view utf8) {
 
 std::string TruncateToWidth(std::string_view utf8, int max_width) {
   std::string out;
-  LayOut(utf8, max_width, [&out](char32_t code_point, int) { AppendUtf8(&out, code_point); });
+  LayOut(utf8, max_width, [&out](char32_t code_point, int) { AppendUtf8(out, code_point); });
   return out;
 }
 
@@ -267,7 +249,7 @@ std::string CellGrid::ToString() const {
     if (y > 0) out.push_back('\n');
     for (int x = 0; x < width_; ++x) {
       const char32_t code_point = at(x, y).code_point;
-      if (code_point != kContinuation) AppendUtf8(&out, code_point);
+      if (code_point != kContinuation) AppendUtf8(out, code_point);
     }
   }
   return out;

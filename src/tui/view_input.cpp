@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/utf8.hpp"
+
 namespace runmon::tui {
 namespace {
 
@@ -171,21 +173,7 @@ ViewAction LeetView::HandleFilterInput(const InputEvent& event) {
       if (filter_text_.size() >= 256) return ViewAction::kNone;  // a pattern, not a paste of a file
       const char32_t c = event.character;
       if (c < 0x20 || c == 0x7F || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return ViewAction::kNone;
-      if (c < 0x80) {
-        filter_text_ += static_cast<char>(c);
-      } else if (c < 0x800) {
-        filter_text_ += static_cast<char>(0xC0 | (c >> 6));
-        filter_text_ += static_cast<char>(0x80 | (c & 0x3F));
-      } else if (c < 0x10000) {
-        filter_text_ += static_cast<char>(0xE0 | (c >> 12));
-        filter_text_ += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-        filter_text_ += static_cast<char>(0x80 | (c & 0x3F));
-      } else {
-        filter_text_ += static_cast<char>(0xF0 | (c >> 18));
-        filter_text_ += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-        filter_text_ += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-        filter_text_ += static_cast<char>(0x80 | (c & 0x3F));
-      }
+      AppendUtf8(filter_text_, c);
       break;
     }
     default:

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "core/utf8.hpp"
 #include "tui/cell_grid.hpp"
 #include "tui/input.hpp"
 #include "tui/terminal.hpp"
@@ -20,21 +21,7 @@ namespace {
 
 std::string Utf8(char32_t code_point) {
   std::string out;
-  if (code_point < 0x80) {
-    out += static_cast<char>(code_point);
-  } else if (code_point < 0x800) {
-    out += static_cast<char>(0xc0 | (code_point >> 6));
-    out += static_cast<char>(0x80 | (code_point & 0x3f));
-  } else if (code_point < 0x10000) {
-    out += static_cast<char>(0xe0 | (code_point >> 12));
-    out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (code_point & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (code_point >> 18));
-    out += static_cast<char>(0x80 | ((code_point >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (code_point & 0x3f));
-  }
+  AppendUtf8(out, code_point);
   return out;
 }
 

@@ -71,6 +71,25 @@ TEST(Utf8, ValidatesAndRepairs) {
   EXPECT_TRUE(IsValidUtf8(ToValidUtf8("\xF0\x9F\x98")));
 }
 
+TEST(Utf8, AnInvalidByteIsFoundAfterAsciiOfAnyLength) {
+  // ASCII is skipped eight bytes at a time: a bad byte at each place in and after those words.
+  for (size_t at = 0; at < 40; ++at) {
+    std::string text(at, 'a');
+    EXPECT_TRUE(IsValidUtf8(text + "\xC3\xA9" + std::string(9, 'z')));
+    EXPECT_FALSE(IsValidUtf8(text + "\xFF" + std::string(9, 'z'))) << at;
+    EXPECT_EQ(ToValidUtf8(text + "\x80"), text + "\xEF\xBF\xBD");
+  }
+}
+
+TEST(Utf8, AppendsEachLengthOfSequence) {
+  std::string out;
+  for (const char32_t code_point : {U'a', U'\u00E9', U'\u20AC', U'\U0001F600', U'\U0010FFFF'}) {
+    AppendUtf8(out, code_point);
+  }
+  EXPECT_EQ(out, "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xF4\x8F\xBF\xBF");
+  EXPECT_TRUE(IsValidUtf8(out));
+}
+
 TEST(RunDirectoryName, UsesTheLocalStartTime) {
   ::setenv("TZ", "UTC", 1);
   ::tzset();
