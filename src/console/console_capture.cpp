@@ -182,7 +182,7 @@ struct ConsoleCapture::State {
   // One readable stream: false at its end.
   bool ReadTerminal(size_t stream, std::span<char> buffer, bool& passthrough_ok);
   bool ReadPipe(size_t stream, std::span<char> buffer, bool& passthrough_ok, bool& splice_ok);
-  void Keep(size_t stream, std::string_view bytes, size_t piped, bool passthrough_ok);
+  void Keep(size_t stream, std::string_view bytes, size_t piped);
   void Record();
   std::string TakePiped(size_t stream, size_t size);
   void Resize();
@@ -342,11 +342,10 @@ void ConsoleCapture::State::Read() {
   changed.notify_all();
 }
 
-void ConsoleCapture::State::Keep(size_t stream, std::string_view bytes, size_t piped, bool passthrough_ok) {
+void ConsoleCapture::State::Keep(size_t stream, std::string_view bytes, size_t piped) {
   const size_t size = piped > 0 ? piped : bytes.size();
   std::lock_guard lock(mutex);
   counts.bytes_read[stream] += size;
-  counts.passthrough_failed[stream] = !passthrough_ok;
   if (piped == 0 && backlog_bytes[stream] + size > options.backlog_bytes) {
     counts.bytes_dropped[stream] += size;
     dropped_unmarked[stream] += size;
@@ -370,7 +369,7 @@ bool ConsoleCapture::State::ReadTerminal(size_t stream, std::span<char> buffer, 
       const auto size = static_cast<size_t>(n);
       if (passthrough_ok && !WriteAll(options.passthrough[stream], buffer.data(), size))
         passthrough_ok = false;
-      Keep(stream, std::string_view(buffer.data(), size), 0, passthrough_ok);
+      Keep(stream, std::string_view(buffer.data(), size), 0);
       if (size < buffer.size()) return true;
       continue;
     }
@@ -420,7 +419,7 @@ bool ConsoleCapture::State::ReadPipe(size_t stream, std::span<char> buffer, bool
         const auto got = static_cast<size_t>(n);
         if (passthrough_ok && !WriteAll(options.passthrough[stream], buffer.data(), got))
           passthrough_ok = false;
-        Keep(stream, std::string_view(buffer.data(), got), 0, passthrough_ok);
+        Keep(stream, std::string_view(buffer.data(), got), 0);
         continue;
       }
     }
@@ -452,13 +451,12 @@ bool ConsoleCapture::State::ReadPipe(size_t stream, std::span<char> buffer, bool
       moved += static_cast<size_t>(n);
     }
     if (recorded) {
-      Keep(stream, {}, size, passthrough_ok);
+      Keep(stream, {}, size);
     } else {
       std::lock_guard lock(mutex);
       counts.bytes_read[stream] += size;
       counts.bytes_dropped[stream] += size;
       dropped_unmarked[stream] += size;
-      counts.passthrough_failed[stream] = !passthrough_ok;
     }
     if (size < buffer.size()) return true;
   }

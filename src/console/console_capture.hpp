@@ -7,7 +7,7 @@
 //
 // A reader thread drains both streams as fast as the command writes and passes every byte on to runmon's
 // own stdout and stderr unchanged (blocking there as the command would block on them; a passthrough that
-// fails, a closed pipe, is given up and counted). From a pipe the kernel does the copying: tee(2) puts a
+// fails, a closed pipe, is given up). From a pipe the kernel does the copying: tee(2) puts a
 // copy into a recording pipe and splice(2) moves the output on, so a flood costs runmon no copy of its
 // own; from a pseudo-terminal the reader reads, writes and keeps a copy in a bounded backlog. A recorder
 // thread turns what was kept into OutputRawRecord text (OutputCoalescer) at most every flush interval,
@@ -49,7 +49,6 @@ struct ConsoleCaptureOptions {
 struct CaptureCounts {
   std::array<uint64_t, 2> bytes_read{};
   std::array<uint64_t, 2> bytes_dropped{};  // read but not recorded (the recorder or the sink was behind)
-  std::array<bool, 2> passthrough_failed{};
 };
 
 // Takes a record's text; false when it could not be kept (it is then counted as dropped).

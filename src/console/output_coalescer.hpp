@@ -36,9 +36,6 @@ class OutputCoalescer {
   // Ends the stream: a cut UTF-8 sequence becomes U+FFFD. Take() the rest afterwards.
   void Finish();
 
-  // Bytes of text waiting for Take() (the line being kept is not counted).
-  size_t pending_bytes() const { return out_.size(); }
-
  private:
   enum class Escape : uint8_t { kNone, kEscape, kBracket };
   void Process(char32_t rune);
