@@ -14,17 +14,11 @@ import tempfile
 import unittest
 
 from runmon_e2e import RUNMON, run
-from tmux_pane import TMUX, TmuxPane
+from tmux_pane import TMUX, TmuxPane, clean_env
 
 PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "console_program.py")
 sys.path.insert(0, os.path.dirname(PROGRAM))
 import console_program  # noqa: E402
-
-
-def clean_env():
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TMUX", "WANDB_"))}
-    env.update({"SHELL": "/bin/sh", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"})
-    return env
 
 
 def records_of(path):

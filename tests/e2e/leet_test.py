@@ -22,7 +22,7 @@ import urllib.request
 
 import runlog_writer
 from runmon_e2e import RUNMON, run
-from tmux_pane import DEADLINE_SECONDS, TMUX, TmuxPane, display_width, sgr_parameters, wait_for
+from tmux_pane import DEADLINE_SECONDS, TMUX, TmuxPane, clean_env, display_width, sgr_parameters, wait_for
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "runlog")
 SAMPLE_LOG = os.path.join(FIXTURES, "sample-stats.wandb")
@@ -43,12 +43,6 @@ MEMORY_CHARTS = re.compile(r"memory|RSS|OOM", re.IGNORECASE)
 PAGE = r"(?: \[\d+/\d+\]| · page \d+/\d+)?"
 CENTRE_HEADER = re.compile(rf" System metrics{PAGE} · (\d+) charts?")
 RIGHT_HEADER = re.compile(rf" System{PAGE} · (\d+) charts?")
-
-
-def clean_env():
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TMUX", "WANDB_"))}
-    env.update({"SHELL": "/bin/sh", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"})
-    return env
 
 
 def chart_titles(text):

@@ -8,13 +8,7 @@ import tempfile
 import unittest
 
 from runmon_e2e import RUNMON, run
-from tmux_pane import TMUX, TmuxPane
-
-
-def clean_env():
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TMUX", "WANDB_"))}
-    env.update({"SHELL": "/bin/sh", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"})
-    return env
+from tmux_pane import TMUX, TmuxPane, clean_env
 
 
 def samples(screen):

@@ -18,6 +18,14 @@ TMUX = shutil.which("tmux")
 DEADLINE_SECONDS = 20.0
 
 
+def clean_env():
+    """This process's environment without W&B's settings and tmux's variables, with /bin/sh and a UTF-8
+    locale: for a pane's server and for the runmon commands a test runs beside its panes."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TMUX", "WANDB_"))}
+    env.update({"SHELL": "/bin/sh", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"})
+    return env
+
+
 def wait_for(predicate, what, timeout=DEADLINE_SECONDS, step=0.05):
     """Polls `predicate` until it returns something true; fails naming `what` and the last value."""
     deadline = time.monotonic() + timeout
