@@ -256,7 +256,9 @@ std::optional<std::string> PodUidFromCgroupPath(std::string_view path) {
     const std::string_view stem = component.substr(0, component.size() - 6);
     const size_t pod = stem.rfind("-pod");
     if (pod == std::string_view::npos) return;
+    // systemd escapes every '-' of the UID, since '-' separates the slice's levels: one left is no UID.
     std::string candidate(stem.substr(pod + 4));
+    if (candidate.find('-') != std::string::npos) return;
     std::replace(candidate.begin(), candidate.end(), '_', '-');
     if (IsPodUid(candidate)) uid = std::move(candidate);
   });

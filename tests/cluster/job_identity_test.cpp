@@ -212,7 +212,10 @@ TEST(PodUidFromCgroupPath, NotAPod) {
            "/kubepods.slice/kubepods-burstable.slice", std::string("/kubepods/besteffort/podnot-a-uid/x"),
            "/kubepods/besteffort/pod" + uid.substr(1) + "/x", "/kubepods/besteffort/pod" + uid + "0/x",
            std::string("/kubepods.slice/kubepods-pod.slice"),
-           "/kubepods/besteffort/pod" + std::string(36, '-'), std::string(100000, '/')}) {
+           "/kubepods/besteffort/pod" + std::string(36, '-'), std::string(100000, '/'),
+           // a slice's UID half escaped: systemd escapes every '-', so this names no pod
+           std::string("/kubepods.slice/kubepods-pod12345678_1234-1234_1234_123456789012.slice"),
+           "/kubepods.slice/kubepods-pod" + uid + ".slice"}) {
     EXPECT_EQ(PodUidFromCgroupPath(path), std::nullopt) << path.substr(0, 80);
   }
 }
