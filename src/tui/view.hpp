@@ -23,7 +23,38 @@
 #include "tui/input.hpp"
 #include "tui/leet_path.hpp"
 
+namespace runmon::runview {
+class MediaLog;  // runview/media_log.hpp: the images a run logged
+}  // namespace runmon::runview
+
 namespace runmon::tui {
+
+struct GpuProcessSnapshot;  // tui/process_table.hpp: who uses the GPUs (symon)
+
+// What a LeetView starts with: grid sizes, which panes show, the chart guides and the panes' sizes (from
+// `runmon leet config`; the defaults are LEET's).
+struct LeetViewSettings {
+  struct Grid {
+    int rows = 4;
+    int columns = 3;
+  };
+  Grid metrics_grid{4, 3};
+  Grid system_grid{6, 2};
+  Grid media_grid{1, 2};
+  Grid workspace_metrics_grid{3, 3};
+  Grid symon_grid{3, 3};
+  bool left_sidebar_visible = true;
+  bool right_sidebar_visible = true;
+  bool metrics_grid_visible = true;
+  bool console_logs_visible = false;
+  bool media_visible = false;
+  int chart_guides = 0;  // 0 off, 1 dots, 2 horizontal lines
+  // Shares of the terminal a mouse drag gave the panes; 0: the default size. Clamped to 0.05-0.9.
+  double left_sidebar_fraction = 0;
+  double right_sidebar_fraction = 0;
+  double console_logs_fraction = 0;
+  double media_fraction = 0;
+};
 
 struct RunListEntry {
   std::string name;                                       // display name, else id, else directory name
@@ -56,6 +87,10 @@ struct ViewModel {
   // `leet symon`: this machine's system charts in the centre (3x3, LEET's symon grid), no right sidebar
   // repeating them.
   bool symon = false;
+  // symon: the processes on the GPUs (null: none listed, or not symon).
+  const GpuProcessSnapshot* gpu_processes = nullptr;
+  // The images the charted run logged, for the media pane (key 3; null: none).
+  const runview::MediaLog* media = nullptr;
 };
 
 enum class ViewAction {
