@@ -8,7 +8,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libprotobuf-dev protobuf-compiler zlib1g-dev
   libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev libre2-dev libncurses-dev libcpp-httplib-dev
-  libcurl4-openssl-dev libsnappy-dev chromium prometheus prometheus-node-exporter
+  libcurl4-openssl-dev libsnappy-dev libpng-dev libjpeg62-turbo-dev chromium prometheus prometheus-node-exporter
   python3 python3-psutil python3-protobuf python3-grpcio procps tmux valgrind rocm-smi
 )
 # Node.js and npm build the dashboard (web/) and drive the browser tests. Debian's packages, unless a
