@@ -189,7 +189,34 @@ void RunModel::IngestHistory(const wandb::HistoryRecord& history) {
     }
   }
   history_step_ = step ? *step : history_step_ + 1;
-  for (const auto& item : history.item()) {
+  // Images (and W&B's other media values) are not metrics: the media log takes them. Most rows hold none:
+  // only a row with a "_type" leaf or an object value is read for them.
+  const bool may_hold_media = std::any_of(history.item().begin(), history.item().end(), [](const auto& item) {
+    const size_t first = item.value_json().find_first_not_of(" \t\r\n");
+    return (item.nested_key_size() > 1 && item.nested_key(item.nested_key_size() - 1) == "_type") ||
+           (first != std::string::npos && item.value_json()[first] == '{');
+  });
+  RowImages images;
+  if (may_hold_media) {
+    std::vector<std::string_view> parts;
+    for (const auto& item : history.item()) {
+      if (item.nested_key_size() == 0) parts.push_back(item.key());
+      for (const auto& part : item.nested_key()) parts.push_back(part);
+    }
+    std::vector<HistoryField> fields;
+    size_t offset = 0;
+    for (const auto& item : history.item()) {
+      const size_t count = std::max<size_t>(1, static_cast<size_t>(item.nested_key_size()));
+      fields.push_back({std::span<const std::string_view>(parts).subspan(offset, count), item.value_json()});
+      offset += count;
+    }
+    images = ParseRowImages(fields);
+    for (const auto& [key, image] : images.images) media_.Add(key, history_step_, image);
+    for (const auto& error : images.errors) media_.NoteRejected(error);
+  }
+  for (int index = 0; index < history.item_size(); ++index) {
+    if (may_hold_media && images.media_items[static_cast<size_t>(index)]) continue;
+    const auto& item = history.item(index);
     std::string key = item.key();
     if (key.empty()) {
       for (const auto& part : item.nested_key()) key += (key.empty() ? "" : ".") + part;
@@ -241,7 +268,7 @@ size_t RunModel::MemoryBytes() const {
   size_t bytes = sizeof(*this);
   for (const auto& [key, series] : system_) bytes += key.capacity() + series.MemoryBytes() + 64;
   for (const auto& [key, series] : history_) bytes += key.capacity() + series.MemoryBytes() + 64;
-  return bytes + console_.MemoryBytes();
+  return bytes + console_.MemoryBytes() + media_.MemoryBytes();
 }
 
 std::optional<double> RunRuntime(const RunOverview& overview, RunState state, double now_seconds) {

@@ -20,6 +20,7 @@
 #include "runlog/run_state.hpp"
 #include "runlog/wandb_record.pb.h"
 #include "runview/console_log.hpp"
+#include "runview/media_log.hpp"
 #include "runview/time_series.hpp"
 
 namespace runmon::runview {
@@ -68,6 +69,9 @@ class RunModel {
   const std::map<std::string, TimeSeries, std::less<>>& history_series() const { return history_; }
   // The command's console output (OutputRawRecords), as lines.
   const ConsoleLog& console() const { return console_; }
+  // The images it logged (history items of W&B's image types), read from files/ under the run directory.
+  const MediaLog& media() const { return media_; }
+  void set_run_directory(std::filesystem::path directory) { media_.set_run_directory(std::move(directory)); }
   // Where x = 0 is, in seconds since the epoch (nullopt before the first sample).
   std::optional<double> time_origin() const { return time_origin_; }
 
@@ -98,6 +102,7 @@ class RunModel {
   std::map<std::string, TimeSeries, std::less<>> system_;
   std::map<std::string, TimeSeries, std::less<>> history_;
   ConsoleLog console_;
+  MediaLog media_;
   // The keys of the previous stats record, by position: records repeat their keys in the same order, so a
   // string compare finds the series without a map lookup.
   std::vector<std::pair<std::string, TimeSeries*>> recent_keys_;
