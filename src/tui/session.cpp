@@ -42,6 +42,7 @@ Result<std::unique_ptr<LeetSession>> LeetSession::Open(const LeetTarget& target)
       return Error{fmt::format("{}: {}", target.run_log.string(), verdict.reason)};
     }
     session->runs_[target.run_log].loader = std::move(*loader);
+    session->runs_[target.run_log].model.set_run_directory(target.run_log.parent_path());
     session->opened_from_workspace_ = !target.wandb_dir.empty() && InRunDirectory(target.run_log);
   } else {
     auto entries = runview::ScanRuns(target.wandb_dir);
@@ -57,6 +58,7 @@ LeetSession::LoadedRun* LeetSession::Load(const fs::path& log) {
   if (!loader) return nullptr;
   auto& run = runs_[log];
   run.loader = std::move(*loader);
+  run.model.set_run_directory(log.parent_path());  // where files/ holds the images it logged
   return &run;
 }
 
@@ -191,6 +193,7 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
     model.can_go_back = opened_from_workspace_;
     model.console = &run.model.console();
     model.console_label = model.chart_run_labels.front();
+    model.media = &run.model.media();
     return model;
   }
 
@@ -241,6 +244,7 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
   if (!model.chart_runs.empty()) {
     model.console = &model.chart_runs.front()->console();
     model.console_label = model.chart_run_labels.front();
+    model.media = &model.chart_runs.front()->media();
   }
   return model;
 }
