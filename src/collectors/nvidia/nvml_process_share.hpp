@@ -7,11 +7,11 @@
 
 #include <optional>
 #include <set>
-#include <vector>
 
 #include "collectors/linux/run_tree.hpp"
 #include "collectors/nvidia/nvml_api.hpp"
 #include "collectors/nvidia/nvml_discovery.hpp"
+#include "collectors/nvidia/nvml_process_query.hpp"
 #include "collectors/nvidia/nvml_sampling.hpp"
 #include "core/sample.hpp"
 
@@ -28,15 +28,10 @@ class ProcessShare {
   void Sample(GpuDevice& device, const DeviceValues& values, MetricBatch& out);
 
  private:
-  bool ReadProcesses(GpuDevice& device, Family family,
-                     nvml::Return (*list)(nvml::Device, unsigned*, nvml::ProcessInfo*),
-                     std::vector<nvml::ProcessInfo>& into);
   std::optional<double> TreeSmUtilization(GpuDevice& device, const std::set<unsigned>& ours);
 
-  const nvml::Library& library_;
+  ProcessQuery query_;
   RunTree tree_;
-  std::vector<nvml::ProcessInfo> scratch_processes_ = std::vector<nvml::ProcessInfo>(64);
-  std::vector<nvml::ProcessUtilizationSample> scratch_utilization_;
 };
 
 }  // namespace runmon::nvidia
