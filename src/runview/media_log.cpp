@@ -36,19 +36,24 @@ std::string Lower(std::string_view text) {
   return lower;
 }
 
+// W&B's format field is the file's extension as given ("JPG", "jpg") or a file_type ("jpeg", "png").
+std::string NormalFormat(std::string_view format) {
+  std::string lower = Lower(format.substr(0, 16));
+  return lower == "jpg" ? "jpeg" : lower;
+}
+
 std::string FormatOfPath(std::string_view path) {
   const size_t slash = path.rfind('/');
   const size_t dot = path.rfind('.');
   if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return {};
-  std::string format = Lower(path.substr(dot + 1));
-  return format == "jpg" ? "jpeg" : format;
+  return NormalFormat(path.substr(dot + 1));
 }
 
 // The optional fields every image form shares (format, sizes); an Error names the field.
 Status ReadCommonFields(const Json& object, ImageFile& image) {
   if (const auto it = object.find("format"); it != object.end()) {
     if (!it->is_string()) return Error{"format is not a string"};
-    image.format = Lower(it->get_ref<const std::string&>().substr(0, 16));
+    image.format = NormalFormat(it->get_ref<const std::string&>());
   }
   for (auto [name, field] : {std::pair{"width", &image.width}, std::pair{"height", &image.height}}) {
     const auto it = object.find(name);
@@ -112,9 +117,15 @@ Status AddSeparated(const std::string& key, const Json& object, RowImages& row) 
   return OkStatus();
 }
 
-// One media object (either form) of a row: its images added, or its error noted.
+// One media object (either form) of a row: its images added, or its error noted. Its _type may not be the
+// one that made it media: a row may repeat a flattened field ("_type" twice, the second a number).
 void AddObject(const std::string& key, const Json& object, RowImages& row) {
-  if (object.value("_type", "") == "image-file") {
+  const auto type = object.find("_type");
+  if (type == object.end() || !type->is_string() || !IsImageType(type->get_ref<const std::string&>())) {
+    row.errors.push_back(fmt::format("{}: _type is not an image type", key));
+    return;
+  }
+  if (*type == "image-file") {
     auto image = ImageFromJson(object);
     if (image) {
       row.images.emplace_back(key, std::move(*image));

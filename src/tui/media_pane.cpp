@@ -236,12 +236,14 @@ void MediaPane::Snapshot(const runview::MediaLog* log) {
     log_ = nullptr;
     return;
   }
+  // The keys every frame (a log may be another at the same address by now); the union of steps, which
+  // sorts every image's step, only when the log changed.
+  keys_ = log->keys();
+  key_steps_.clear();
+  for (const auto& key : keys_) key_steps_.push_back(log->Series(key)->size());
   if (log != log_ || log->version() != log_version_) {
     log_ = log;
     log_version_ = log->version();
-    keys_ = log->keys();
-    key_steps_.clear();
-    for (const auto& key : keys_) key_steps_.push_back(log->Series(key)->size());
     steps_ = log->Steps();
   }
   selected_ = keys_.empty() ? 0 : std::min(selected_, keys_.size() - 1);

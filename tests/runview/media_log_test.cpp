@@ -64,8 +64,10 @@ TEST(ParseImageFile, ReadsWandbsObject) {
   EXPECT_EQ(image->height, 32u);
   EXPECT_EQ(image->size, 1234u);
   EXPECT_EQ(image->sha256, "0123");
-  // The format from the name when not given; JPG spelled as W&B's format field spells it.
+  // The format from the name when not given; a JPEG's extension spelled as its file_type is ("jpeg").
   EXPECT_EQ(ParseImageFile(R"({"_type":"image-file","path":"media/images/x.JPG"})")->format, "jpeg");
+  EXPECT_EQ(ParseImageFile(R"({"_type":"image-file","path":"media/images/x.png","format":"JPG"})")->format,
+            "jpeg");
 }
 
 TEST(ParseImageFile, RefusesPathsOutOfFiles) {
@@ -153,6 +155,19 @@ TEST(ParseRowImages, NamesTheKeyOfARefusedImage) {
   EXPECT_TRUE(row.images.empty());
   EXPECT_EQ(row.errors, (std::vector<std::string>{"evil: path has a . or .. part"}));
   EXPECT_EQ(row.media_items, (std::vector<bool>{true, true}));
+}
+
+TEST(ParseRowImages, TakesARepeatedTypeFieldAsRefused) {
+  // W&B never repeats a field, but a row may: the last _type is a number, so there is no image.
+  const std::vector<std::string> type{"samples", "_type"};
+  const std::vector<std::string> path{"samples", "path"};
+  const std::vector<std::vector<std::string_view>> keys{
+      {type.begin(), type.end()}, {path.begin(), path.end()}, {type.begin(), type.end()}};
+  const std::vector<HistoryField> fields{
+      {keys[0], R"("image-file")"}, {keys[1], R"("media/a.png")"}, {keys[2], "0"}};
+  const RowImages row = ParseRowImages(fields);
+  EXPECT_TRUE(row.images.empty());
+  EXPECT_EQ(row.errors, (std::vector<std::string>{"samples: _type is not an image type"}));
 }
 
 TEST(MediaLog, KeepsSeriesByStepNewestWinning) {
