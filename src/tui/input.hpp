@@ -24,10 +24,16 @@ enum class KeyCode : uint8_t {
   kEnd,
   kCtrlC,
   kCtrlL,
-  kWheelUp,  // mouse wheel, at InputEvent::x, y (cell coordinates)
+  kCtrlO,
+  kCtrlSlash,      // ctrl+/ (sent as ctrl+_)
+  kCtrlBackslash,  // ctrl+\ (the terminal is raw: no SIGQUIT)
+  kAltCharacter,   // alt (meta) with a printable character: InputEvent::character
+  kWheelUp,        // mouse wheel, at InputEvent::x, y (cell coordinates)
   kWheelDown,
-  kMouseClick,  // left button press at InputEvent::x, y
-  kResize,      // the terminal changed size
+  kMouseClick,    // left button press at InputEvent::x, y
+  kMouseDrag,     // the mouse moved with the left button held, to InputEvent::x, y
+  kMouseRelease,  // the left button was released at InputEvent::x, y
+  kResize,        // the terminal changed size
 };
 
 struct InputEvent {

@@ -215,6 +215,21 @@ void DrawLegend(CellGrid& grid, Rect row, const ChartSpec& spec, const std::vect
   }
 }
 
+// Guides go under the series: the canvas only writes the cells that have dots.
+void DrawGuides(CellGrid& grid, Rect plot, ChartSpec::Guides guides) {
+  constexpr Style kGuideStyle{240, kDefaultColor, kNoAttributes};
+  if (guides == ChartSpec::Guides::kDots) {
+    for (int y = 0; y < plot.height; y += 2) {
+      for (int x = 2; x < plot.width; x += 4) grid.Set(plot.x + x, plot.y + y, U'·', kGuideStyle);
+    }
+  } else if (guides == ChartSpec::Guides::kLines && plot.height >= 4) {
+    for (int quarter = 1; quarter < 4; ++quarter) {
+      const int y = plot.y + plot.height * quarter / 4;
+      for (int x = 0; x < plot.width; ++x) grid.Set(plot.x + x, y, U'─', kGuideStyle);
+    }
+  }
+}
+
 }  // namespace
 
 char32_t BrailleCodePoint(uint8_t dots) {
@@ -292,6 +307,7 @@ void DrawLineChart(CellGrid& grid, Rect area, const ChartSpec& spec) {
                  kDimStyle, label_width);
   }
 
+  DrawGuides(grid, plot, spec.guides);
   if (has_data) {
     DotCanvas canvas(plot.width, plot.height);
     axis.dot_height = canvas.dot_height();

@@ -2,7 +2,8 @@
 // so a 30x8 cell plot has 60x32 dots. Each dot column covers an x interval and draws the series' extent in
 // it (min to max) joined to the previous column, so spikes survive downsampling. The chart has a title
 // with its unit, y-axis labels (value formatted with the unit), x-axis labels (elapsed time or steps), a
-// legend (series name and latest value, as many as fit), an optional log scale and a focus highlight.
+// legend (series name and latest value, as many as fit), an optional log scale, optional background guides
+// and a focus highlight.
 #pragma once
 
 #include <string>
@@ -30,6 +31,9 @@ struct ChartSpec {
   double x_end = 1;
   bool log_scale = false;  // log10 y axis; values <= 0 are not drawn in it
   bool focused = false;    // highlighted border and title
+  // Background guides behind the series: none, dots on a 4x2 cell lattice, or lines at the plot's
+  // quarters (LEET's off, dots, horizontal).
+  enum class Guides : uint8_t { kOff, kDots, kLines } guides = Guides::kOff;
 };
 
 // Draws the chart inside `area` (border included). Areas too small for a plot show the title only, or

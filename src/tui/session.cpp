@@ -284,6 +284,7 @@ bool LeetSession::Apply(ViewAction action, LeetView& view) {
     }
     case ViewAction::kNone:
     case ViewAction::kRedraw:
+    case ViewAction::kRestart:  // the loop makes a new session
       break;
   }
   return true;

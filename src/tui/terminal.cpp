@@ -26,6 +26,8 @@
 //   then re-raises the signal with its default disposition, so the exit status says which signal it was.
 //   The handlers are installed before newterm, so ncurses leaves these signals alone; SIGWINCH stays with
 //   ncurses, which reports it as KEY_RESIZE. The previous handlers come back when the terminal is closed.
+// - The mouse: press, release, wheel and drags (xterm's button-event mode, so a mouse that only moves sends
+//   nothing). Alt+key arrives as ESC and the key at once; ESC alone is the escape key after ncurses' delay.
 #include "tui/terminal.hpp"
 
 #include <curses.h>
@@ -51,7 +53,12 @@ namespace {
 
 constexpr std::array<int, 4> kFatalSignals = {SIGTERM, SIGHUP, SIGQUIT, SIGINT};
 constexpr int kMaxColorPairs = 32767;  // init_pair takes a short
-constexpr mmask_t kMouseEvents = BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED;
+constexpr mmask_t kMouseEvents =
+    BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED | REPORT_MOUSE_POSITION;
+// xterm's button-event tracking: motion is reported only while a button is held (a drag), where the
+// any-event mode ncurses asks for with REPORT_MOUSE_POSITION would wake runmon on every move of the mouse.
+constexpr const char* kButtonEventTracking = "\x1b[?1003l\x1b[?1002h";
+constexpr const char* kButtonEventTrackingOff = "\x1b[?1002l";
 
 // What the signal handler needs, prepared before it is armed: plain storage, no allocation in the handler.
 struct SignalRestore {
@@ -149,9 +156,9 @@ std::string ResetSequences() {
     const char* off = tiparm(xm.c_str(), 0);
     if (off != nullptr) out += off;
   } else if (kmous.starts_with("\x1b[<")) {
-    out += "\x1b[?1006;1000l";
+    out += "\x1b[?1006;1002;1000l";
   } else if (!kmous.empty()) {
-    out += "\x1b[?1000l";
+    out += "\x1b[?1002;1000l";
   }
   out += Capability("op");
   out += Capability("sgr0");
@@ -269,7 +276,8 @@ bool IsPrintable(char32_t code_point) {
 
 class CursesTerminal final : public Terminal {
  public:
-  explicit CursesTerminal(SCREEN* screen) : screen_(screen) {
+  CursesTerminal(SCREEN* screen, bool button_event_tracking)
+      : screen_(screen), button_event_tracking_(button_event_tracking) {
     SetUpColors();
     UpdateSize();
   }
@@ -280,6 +288,7 @@ class CursesTerminal final : public Terminal {
     werase(stdscr);
     wnoutrefresh(stdscr);
     doupdate();
+    if (button_event_tracking_) putp(kButtonEventTrackingOff);  // endwin turns off only what ncurses set
     endwin();
     DisarmRestore();
     delscreen(screen_);
@@ -436,7 +445,7 @@ class CursesTerminal final : public Terminal {
       case L'\n':
         return KeyEvent(KeyCode::kEnter);
       case 27:
-        return KeyEvent(KeyCode::kEscape);
+        return AfterEscape();
       case 127:
       case 8:
         return KeyEvent(KeyCode::kBackspace);
@@ -444,6 +453,12 @@ class CursesTerminal final : public Terminal {
         return KeyEvent(KeyCode::kTab);
       case 3:
         return KeyEvent(KeyCode::kCtrlC);
+      case 15:
+        return KeyEvent(KeyCode::kCtrlO);
+      case 28:
+        return KeyEvent(KeyCode::kCtrlBackslash);
+      case 31:
+        return KeyEvent(KeyCode::kCtrlSlash);
       case 12:
         shown_valid_ = false;  // ctrl+L: repaint everything on the next Draw
         clearok(curscr, TRUE);
@@ -454,6 +469,23 @@ class CursesTerminal final : public Terminal {
     const auto code_point = static_cast<char32_t>(key);
     if (!IsPrintable(code_point)) return std::nullopt;
     return CharacterEvent(code_point);
+  }
+
+  // An escape that a printable character follows at once is alt with that character (terminals send
+  // meta as ESC first); anything else after it is read again as itself.
+  static InputEvent AfterEscape() {
+    wtimeout(stdscr, 0);
+    wint_t next = 0;
+    const int kind = wget_wch(stdscr, &next);
+    if (kind == OK && IsPrintable(static_cast<char32_t>(next))) {
+      return {KeyCode::kAltCharacter, static_cast<char32_t>(next), 0, 0};
+    }
+    if (kind == KEY_CODE_YES) {
+      ungetch(static_cast<int>(next));
+    } else if (kind == OK) {
+      unget_wch(static_cast<wchar_t>(next));
+    }
+    return KeyEvent(KeyCode::kEscape);
   }
 
   std::optional<InputEvent> TranslateKey(int key) {
@@ -502,6 +534,10 @@ class CursesTerminal final : public Terminal {
       event.code = KeyCode::kWheelDown;
     } else if ((mouse.bstate & BUTTON1_PRESSED) != 0) {
       event.code = KeyCode::kMouseClick;
+    } else if ((mouse.bstate & BUTTON1_RELEASED) != 0) {
+      event.code = KeyCode::kMouseRelease;
+    } else if ((mouse.bstate & REPORT_MOUSE_POSITION) != 0) {
+      event.code = KeyCode::kMouseDrag;
     } else {
       return std::nullopt;
     }
@@ -511,6 +547,7 @@ class CursesTerminal final : public Terminal {
   }
 
   SCREEN* screen_;
+  bool button_event_tracking_;  // the drag mode was turned on (and must be turned off)
   int width_ = 0;
   int height_ = 0;
   int colors_ = 0;  // 0: no colour
@@ -564,8 +601,10 @@ Result<std::unique_ptr<Terminal>> StartCursesTerminal() {
   curs_set(0);
   set_escdelay(25);
   mouseinterval(0);
-  mousemask(kMouseEvents, nullptr);
-  return std::unique_ptr<Terminal>(std::make_unique<CursesTerminal>(screen));
+  // Through ncurses' own output, so it follows the mode mousemask sets rather than racing it.
+  const bool button_event_tracking = mousemask(kMouseEvents, nullptr) != 0 && !Capability("kmous").empty();
+  if (button_event_tracking) putp(kButtonEventTracking);
+  return std::unique_ptr<Terminal>(std::make_unique<CursesTerminal>(screen, button_event_tracking));
 }
 
 }  // namespace runmon::tui

@@ -1,11 +1,13 @@
-// The TUI's screen, as pure code: LeetView keeps what the user chose (focus, pages, sidebars, the filter,
-// grid sizes, log scales, zooms, the help overlay), reacts to input events, and renders a ViewModel (what
-// the app knows about the runs) into a CellGrid. Nothing here reads files or the clock, so frames are
-// golden-tested. Layout: a left sidebar (the run overview, or the runs list in a workspace), a centre grid
-// of charts (the run's logged metrics when it has any, else its system metrics) with the console-logs
-// pane below it when shown (key 4), a right sidebar of system
-// charts (GPU, CPU, RAM, disk, network first) and a status bar. Sidebars give way, right first, when the
-// centre would get too narrow; below the smallest usable size a message replaces the layout.
+// The TUI's screen, as pure code: LeetView keeps what the user chose (focus, pages, panes and their sizes,
+// the three filters, grid sizes, chart modes and guides, zooms, the help overlay), reacts to input events
+// (view_input.cpp, through the key table), and renders a ViewModel (what the app knows about the runs) into
+// a CellGrid (view.cpp lays out; view_grid.cpp, view_sidebar.cpp and view_status.cpp draw). Nothing here
+// reads files or the clock, so frames are golden-tested. Layout: a left sidebar (the run overview, or the
+// runs list in a workspace), a centre column of the metrics grid (the run's logged metrics when it has any,
+// else its system metrics; key 1) over the console-logs pane (key 4), a right sidebar of system charts (GPU,
+// CPU, RAM, disk, network first; not shown when the centre already shows them) and a status bar. Sidebars
+// give way, right first, when the centre would get too narrow; below the smallest usable size a message
+// replaces the layout. Pane edges can be dragged; `0` puts the sizes back.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runview/metric_groups.hpp"
@@ -21,7 +24,9 @@
 #include "tui/cell_grid.hpp"
 #include "tui/console_pane.hpp"
 #include "tui/input.hpp"
+#include "tui/key_table.hpp"
 #include "tui/leet_path.hpp"
+#include "tui/line_chart.hpp"
 
 namespace runmon::runview {
 class MediaLog;  // runview/media_log.hpp: the images a run logged
@@ -97,6 +102,7 @@ enum class ViewAction {
   kNone,
   kRedraw,
   kQuit,
+  kRestart,          // read the run (or start the monitor) again from the start
   kOpenRun,          // open the run at run_cursor()
   kBack,             // back to the workspace
   kToggleSelection,  // select or deselect the run at run_cursor()
@@ -104,9 +110,16 @@ enum class ViewAction {
 
 enum class Pane { kLeft, kCentre, kRight, kConsole };
 
+// How a chart is drawn; `y` cycles them (the heatmap only for percentages).
+enum class ChartMode : uint8_t { kLinear, kLog, kHeatmap };
+
+// The filters: the centre's charts (`/`; when the centre shows system charts, the system filter), the
+// system charts (`\`), the overview's lines (`o`).
+enum class FilterTarget : uint8_t { kNone, kMetrics, kSystem, kOverview };
+
 class LeetView {
  public:
-  LeetView();
+  explicit LeetView(LeetViewSettings settings = {});
 
   ViewAction Handle(const InputEvent& event);
   // Renders a frame. The layout it computes (grids, pages, chart positions) is kept for the next events.
@@ -115,12 +128,19 @@ class LeetView {
   size_t run_cursor() const { return run_cursor_; }
   void set_run_cursor(size_t cursor) { run_cursor_ = cursor; }
   bool help_visible() const { return help_visible_; }
-  bool filter_editing() const { return filter_editing_; }
-  const runview::MetricFilter& filter() const { return filter_; }
+  bool filter_editing() const { return editing_ != FilterTarget::kNone; }
+  FilterTarget filter_target() const { return editing_; }
+  const runview::MetricFilter& filter() const { return metrics_filter_; }
+  const runview::MetricFilter& system_filter() const { return system_filter_; }
+  const runview::MetricFilter& overview_filter() const { return overview_filter_; }
   Pane focus() const { return focus_; }
   bool left_visible() const { return left_visible_; }
   bool right_visible() const { return right_visible_; }
+  bool metrics_visible() const { return metrics_visible_; }
+  ChartSpec::Guides guides() const { return guides_; }
   const ConsolePane& console_pane() const { return console_; }
+  // The pane sizes a drag chose (0: the default), for the config to keep.
+  const LeetViewSettings& settings() const { return settings_; }
 
  private:
   struct GridState {
@@ -140,53 +160,83 @@ class LeetView {
     Pane pane = Pane::kCentre;
     size_t index_in_page = 0;
     std::string id;
+    bool percent = false;   // the heatmap is offered
     double full_span = 0;   // the x range of the chart's data (0: no data)
     double shown_span = 0;  // the x range shown
   };
+  // A pane edge the mouse can drag, from the last render.
+  enum class Edge : uint8_t { kNone, kLeftSidebar, kRightSidebar, kConsole };
+  struct Layout {
+    int width = 0;
+    int body_height = 0;
+    int left_edge_x = -1;   // the left sidebar's right border
+    int right_edge_x = -1;  // the right sidebar's first column
+    int console_edge_y = -1;
+  };
 
+  ViewAction RunCommand(Command command);
+  ViewAction HandleConsoleInput(const InputEvent& event);
   ViewAction HandleFilterInput(const InputEvent& event);
-  ViewAction HandleCharacter(char32_t character);
+  ViewAction HandleMouse(const InputEvent& event);
+  ViewAction StartFilter(FilterTarget target, std::string_view prompt);
+  ViewAction ClearFilter(FilterTarget target);
+  runview::MetricFilter& FilterFor(FilterTarget target);
+  FilterTarget CentreFilterTarget() const;
   ViewAction Move(int dx, int dy);
   ViewAction Page(int delta);
+  ViewAction FirstOrLast(bool last);
   ViewAction Zoom(const std::string& chart_id, bool in);
+  ViewAction CycleChartMode();
+  ChartMode ModeOf(const runview::ChartGroup& group) const;
   GridState* FocusedGrid();
-  const std::string* FocusedChartId() const;
+  const PlacedChart* FocusedChart() const;
   void CycleFocus(int direction);
   void RefreshGroups(const ViewModel& model);
+  Screen CurrentScreen() const;
 
   void RenderLeft(CellGrid& grid, Rect area, const ViewModel& model);
   void RenderOverview(CellGrid& grid, Rect area, const ViewModel& model);
   void RenderRunsList(CellGrid& grid, Rect area, const ViewModel& model);
   void RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::string& heading,
-                  const std::vector<const runview::ChartGroup*>& charts, GridState& state);
+                  const std::vector<const runview::ChartGroup*>& charts, const runview::MetricFilter& filter,
+                  GridState& state);
   void RenderStatus(CellGrid& grid, Rect area, const ViewModel& model);
   void RenderHelp(CellGrid& grid);
 
+  LeetViewSettings settings_;
   Pane focus_ = Pane::kCentre;
   bool left_visible_ = true;
   bool right_visible_ = true;
+  bool metrics_visible_ = true;
   bool help_visible_ = false;
-  bool filter_editing_ = false;
-  std::string filter_text_;  // while editing
+  size_t help_scroll_ = 0;  // the help's first row shown
+  ChartSpec::Guides guides_ = ChartSpec::Guides::kOff;
+  FilterTarget editing_ = FilterTarget::kNone;
+  std::string filter_text_;    // while editing
+  std::string filter_prompt_;  // what the prompt starts with: the key that opened it
   bool filter_glob_ = false;
-  runview::MetricFilter filter_;
+  runview::MetricFilter metrics_filter_;
+  runview::MetricFilter system_filter_;
+  runview::MetricFilter overview_filter_;
   runview::MetricFilter filter_before_edit_;
-  char pending_grid_key_ = 0;  // 'r' or 'c' waiting for a digit
+  Command pending_grid_key_ = Command::kNone;  // rows or columns, waiting for a digit
   GridState centre_;
-  GridState right_{6, 2};
+  GridState right_;
   ConsolePane console_;
   size_t run_cursor_ = 0;
   size_t run_count_ = 0;
   size_t runs_scroll_ = 0;
   size_t overview_scroll_ = 0;
-  std::set<std::string> log_scale_;     // chart ids
-  std::map<std::string, double> zoom_;  // chart id -> visible x span
-  std::vector<PlacedChart> placed_;     // from the last render
-  bool left_shown_ = false;             // from the last render (a sidebar may give way)
+  std::map<std::string, ChartMode> chart_modes_;  // chart id -> a mode `y` chose
+  std::map<std::string, double> zoom_;            // chart id -> visible x span
+  std::vector<PlacedChart> placed_;               // from the last render
+  Layout layout_;                                 // from the last render
+  Edge dragging_ = Edge::kNone;
+  bool left_shown_ = false;  // from the last render (a sidebar may give way)
   bool right_shown_ = false;
   bool centre_shows_history_ = false;
   std::optional<LeetMode> shown_mode_;  // the mode of the last render
-  bool symon_grid_set_ = false;
+  bool symon_shown_ = false;            // the last render was symon's
 
   // Chart groups, rebuilt when the charted runs or their key sets change.
   std::vector<std::pair<const runview::RunModel*, uint64_t>> groups_signature_;

@@ -1,159 +1,308 @@
-// The TUI's input handling: keys, mouse and the filter prompt change the view's state and say what the
-// session does next (redraw, open a run, quit). See view.hpp; rendering is view.cpp.
-#include "tui/view.hpp"
-
+// The TUI's input handling: keys (looked up in the key table, key_table.hpp), the mouse and the filter
+// prompts change the view's state and say what the session does next (redraw, open a run, restart, quit).
+// See view.hpp; rendering is view.cpp.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/utf8.hpp"
+#include "tui/view.hpp"
 
 namespace runmon::tui {
 namespace {
 
 constexpr double kZoomStep = 0.6;
-constexpr double kMinZoomSpan = 5;  // seconds or steps
+constexpr double kMinZoomSpan = 5;       // seconds or steps
+constexpr size_t kMaxFilterBytes = 256;  // a pattern, not a paste of a file
+constexpr double kMinDragFraction = 0.05;
+constexpr double kMaxDragFraction = 0.9;
+
+bool Inside(const Rect& r, int x, int y) {
+  return x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height;
+}
+
+double DragFraction(double cells, double total) {
+  return total <= 0 ? 0 : std::clamp(cells / total, kMinDragFraction, kMaxDragFraction);
+}
 
 }  // namespace
 
 ViewAction LeetView::Handle(const InputEvent& event) {
   if (event.code == KeyCode::kCtrlC) return ViewAction::kQuit;
   if (event.code == KeyCode::kResize) return ViewAction::kRedraw;
-  if (filter_editing_) return HandleFilterInput(event);
+  if (editing_ != FilterTarget::kNone) return HandleFilterInput(event);
   if (help_visible_) {
+    // Arrows, pages and the wheel scroll the help; q quits; any other key closes it.
+    switch (event.code) {
+      case KeyCode::kUp:
+      case KeyCode::kWheelUp:
+        help_scroll_ = help_scroll_ > 0 ? help_scroll_ - 1 : 0;
+        return ViewAction::kRedraw;
+      case KeyCode::kDown:
+      case KeyCode::kWheelDown:
+        ++help_scroll_;  // the render keeps it in range
+        return ViewAction::kRedraw;
+      case KeyCode::kPageUp:
+        help_scroll_ = 0;
+        return ViewAction::kRedraw;
+      case KeyCode::kPageDown:
+        help_scroll_ += 10;
+        return ViewAction::kRedraw;
+      case KeyCode::kMouseDrag:
+      case KeyCode::kMouseRelease:
+        return ViewAction::kNone;
+      default:
+        break;
+    }
     if (event.code == KeyCode::kCharacter && event.character == U'q') return ViewAction::kQuit;
-    if (event.code == KeyCode::kWheelUp || event.code == KeyCode::kWheelDown) return ViewAction::kNone;
     help_visible_ = false;
     return ViewAction::kRedraw;
   }
-  if (pending_grid_key_ != 0) {
-    const char key = pending_grid_key_;
-    pending_grid_key_ = 0;
+  if (pending_grid_key_ != Command::kNone) {
+    const Command key = pending_grid_key_;
+    pending_grid_key_ = Command::kNone;
     if (event.code == KeyCode::kCharacter && event.character >= U'1' && event.character <= U'9') {
       GridState* grid = FocusedGrid();
       if (grid == nullptr) grid = &centre_;
       const int value = static_cast<int>(event.character - U'0');
-      (key == 'r' ? grid->rows : grid->columns) = value;
+      (key == Command::kGridRows ? grid->rows : grid->columns) = value;
       grid->page = 0;
       grid->focused = 0;
+      // Kept as the screen's setting, so a config can keep it and the screen gets it back.
+      LeetViewSettings::Grid& kept = grid == &right_                       ? settings_.system_grid
+                                     : symon_shown_                        ? settings_.symon_grid
+                                     : shown_mode_ == LeetMode::kWorkspace ? settings_.workspace_metrics_grid
+                                                                           : settings_.metrics_grid;
+      kept = {grid->rows, grid->columns};
     }
-    return ViewAction::kRedraw;
-  }
-  if (focus_ == Pane::kConsole) {
-    switch (event.code) {
-      case KeyCode::kUp:
-        console_.Scroll(-1);
-        return ViewAction::kRedraw;
-      case KeyCode::kDown:
-        console_.Scroll(1);
-        return ViewAction::kRedraw;
-      case KeyCode::kPageUp:
-        console_.Page(-1);
-        return ViewAction::kRedraw;
-      case KeyCode::kPageDown:
-        console_.Page(1);
-        return ViewAction::kRedraw;
-      case KeyCode::kHome:
-        console_.Home();
-        return ViewAction::kRedraw;
-      case KeyCode::kEnd:
-        console_.End();
-        return ViewAction::kRedraw;
-      case KeyCode::kCharacter:
-        if (event.character == U'w' || event.character == U's') {
-          console_.Scroll(event.character == U'w' ? -1 : 1);
-          return ViewAction::kRedraw;
-        }
-        if (event.character == U'N' || event.character == U'n') {
-          console_.Page(event.character == U'N' ? -1 : 1);
-          return ViewAction::kRedraw;
-        }
-        break;
-      default:
-        break;
-    }
-  }
-  if ((event.code == KeyCode::kWheelUp || event.code == KeyCode::kWheelDown ||
-       event.code == KeyCode::kMouseClick) &&
-      console_.Contains(event.x, event.y)) {
-    focus_ = Pane::kConsole;
-    if (event.code != KeyCode::kMouseClick) console_.Scroll(event.code == KeyCode::kWheelUp ? -3 : 3);
     return ViewAction::kRedraw;
   }
   switch (event.code) {
-    case KeyCode::kCharacter:
-      return HandleCharacter(event.character);
-    case KeyCode::kUp:
-      return Move(0, -1);
-    case KeyCode::kDown:
-      return Move(0, 1);
-    case KeyCode::kLeft:
-      return Move(-1, 0);
-    case KeyCode::kRight:
-      return Move(1, 0);
-    case KeyCode::kPageDown:
-      return Page(1);
-    case KeyCode::kPageUp:
-      return Page(-1);
-    case KeyCode::kHome:
-    case KeyCode::kEnd: {
-      const bool end = event.code == KeyCode::kEnd;
-      if (focus_ == Pane::kLeft) {
-        run_cursor_ = end && run_count_ > 0 ? run_count_ - 1 : 0;
-        overview_scroll_ = 0;
-        return ViewAction::kRedraw;
-      }
-      if (GridState* grid = FocusedGrid()) {
-        grid->page = end ? grid->pages() - 1 : 0;
-        grid->focused = 0;
-      }
-      return ViewAction::kRedraw;
-    }
-    case KeyCode::kTab:
-      CycleFocus(1);
-      return ViewAction::kRedraw;
-    case KeyCode::kBackTab:
-      CycleFocus(-1);
-      return ViewAction::kRedraw;
-    case KeyCode::kEnter:
-      return run_count_ > 0 && focus_ == Pane::kLeft ? ViewAction::kOpenRun : ViewAction::kNone;
-    case KeyCode::kEscape:
-      if (!filter_.empty()) {
-        filter_.Set("", filter_glob_);
-        centre_.page = right_.page = 0;
-        return ViewAction::kRedraw;
-      }
-      return ViewAction::kBack;
-    case KeyCode::kCtrlL:
-      filter_.Set("", filter_glob_);
-      return ViewAction::kRedraw;
     case KeyCode::kWheelUp:
     case KeyCode::kWheelDown:
-    case KeyCode::kMouseClick: {
-      for (const auto& placed : placed_) {
-        const Rect& r = placed.area;
-        if (event.x < r.x || event.x >= r.x + r.width || event.y < r.y || event.y >= r.y + r.height) continue;
-        focus_ = placed.pane;
-        (placed.pane == Pane::kRight ? right_ : centre_).focused = placed.index_in_page;
-        if (event.code == KeyCode::kMouseClick) return ViewAction::kRedraw;
-        return Zoom(placed.id, event.code == KeyCode::kWheelUp);
-      }
-      return ViewAction::kNone;
-    }
+    case KeyCode::kMouseClick:
+    case KeyCode::kMouseDrag:
+    case KeyCode::kMouseRelease:
+      return HandleMouse(event);
+    default:
+      break;
+  }
+  if (focus_ == Pane::kConsole) {
+    const ViewAction action = HandleConsoleInput(event);
+    if (action != ViewAction::kNone) return action;
+  }
+  const auto command = FindCommand(event, CurrentScreen());
+  return command ? RunCommand(*command) : ViewAction::kNone;
+}
+
+ViewAction LeetView::HandleConsoleInput(const InputEvent& event) {
+  const auto command = FindCommand(event, CurrentScreen());
+  if (!command) return ViewAction::kNone;
+  switch (*command) {
+    case Command::kUp:
+    case Command::kDown:
+      console_.Scroll(*command == Command::kUp ? -1 : 1);
+      return ViewAction::kRedraw;
+    case Command::kPreviousPage:
+    case Command::kNextPage:
+      console_.Page(*command == Command::kPreviousPage ? -1 : 1);
+      return ViewAction::kRedraw;
+    case Command::kFirst:
+      console_.Home();
+      return ViewAction::kRedraw;
+    case Command::kLast:
+      console_.End();
+      return ViewAction::kRedraw;
     default:
       return ViewAction::kNone;
   }
 }
 
+ViewAction LeetView::RunCommand(Command command) {
+  switch (command) {
+    case Command::kNone:
+      return ViewAction::kNone;
+    case Command::kHelp:
+      help_visible_ = true;
+      help_scroll_ = 0;
+      return ViewAction::kRedraw;
+    case Command::kQuit:
+      return ViewAction::kQuit;
+    case Command::kRestart:
+      return ViewAction::kRestart;
+    case Command::kEditMetricsFilter:
+      return StartFilter(CentreFilterTarget(), "/");
+    case Command::kEditSystemFilter:
+      return StartFilter(FilterTarget::kSystem, "\\");
+    case Command::kEditOverviewFilter:
+      return StartFilter(FilterTarget::kOverview, "overview /");
+    case Command::kClearMetricsFilter:
+      return ClearFilter(CentreFilterTarget());
+    case Command::kClearSystemFilter:
+      return ClearFilter(FilterTarget::kSystem);
+    case Command::kClearOverviewFilter:
+      return ClearFilter(FilterTarget::kOverview);
+    case Command::kBack:
+      if (!metrics_filter_.empty() || !system_filter_.empty() || !overview_filter_.empty()) {
+        ClearFilter(FilterTarget::kMetrics);
+        ClearFilter(FilterTarget::kSystem);
+        ClearFilter(FilterTarget::kOverview);
+        return ViewAction::kRedraw;
+      }
+      return ViewAction::kBack;
+    case Command::kToggleLeft:
+      left_visible_ = !left_visible_;
+      if (!left_visible_ && focus_ == Pane::kLeft) focus_ = Pane::kCentre;
+      return ViewAction::kRedraw;
+    case Command::kToggleRight:
+      right_visible_ = !right_visible_;
+      if (!right_visible_ && focus_ == Pane::kRight) focus_ = Pane::kCentre;
+      return ViewAction::kRedraw;
+    case Command::kToggleMetrics:
+      metrics_visible_ = !metrics_visible_;
+      if (metrics_visible_ && focus_ == Pane::kConsole) focus_ = Pane::kCentre;
+      return ViewAction::kRedraw;
+    case Command::kToggleConsole:
+      console_.Toggle();
+      if (console_.visible()) {
+        console_.Reset();
+      } else if (focus_ == Pane::kConsole) {
+        focus_ = Pane::kCentre;
+      }
+      return ViewAction::kRedraw;
+    case Command::kResetLayout:
+      settings_.left_sidebar_fraction = settings_.right_sidebar_fraction = 0;
+      settings_.console_logs_fraction = settings_.media_fraction = 0;
+      return ViewAction::kRedraw;
+    case Command::kCycleGuides:
+      guides_ = static_cast<ChartSpec::Guides>((static_cast<int>(guides_) + 1) % 3);
+      settings_.chart_guides = static_cast<int>(guides_);
+      return ViewAction::kRedraw;
+    case Command::kCycleChartMode:
+      return CycleChartMode();
+    case Command::kZoomIn:
+    case Command::kZoomOut:
+      if (const PlacedChart* chart = FocusedChart()) return Zoom(chart->id, command == Command::kZoomIn);
+      return ViewAction::kNone;
+    case Command::kGridRows:
+    case Command::kGridColumns:
+      pending_grid_key_ = command;
+      return ViewAction::kNone;
+    case Command::kNextPane:
+    case Command::kPreviousPane:
+      CycleFocus(command == Command::kNextPane ? 1 : -1);
+      return ViewAction::kRedraw;
+    case Command::kUp:
+      return Move(0, -1);
+    case Command::kDown:
+      return Move(0, 1);
+    case Command::kLeft:
+      return Move(-1, 0);
+    case Command::kRight:
+      return Move(1, 0);
+    case Command::kNextPage:
+      return Page(1);
+    case Command::kPreviousPage:
+      return Page(-1);
+    case Command::kFirst:
+    case Command::kLast:
+      return FirstOrLast(command == Command::kLast);
+    case Command::kOpenRun:
+      return run_count_ > 0 && focus_ == Pane::kLeft ? ViewAction::kOpenRun : ViewAction::kNone;
+    case Command::kToggleRun:
+      return run_count_ > 0 && focus_ == Pane::kLeft ? ViewAction::kToggleSelection : ViewAction::kNone;
+  }
+  return ViewAction::kNone;
+}
+
+ViewAction LeetView::HandleMouse(const InputEvent& event) {
+  const Layout& layout = layout_;
+  if (event.code == KeyCode::kMouseRelease) {
+    const bool was_dragging = dragging_ != Edge::kNone;
+    dragging_ = Edge::kNone;
+    return was_dragging ? ViewAction::kRedraw : ViewAction::kNone;
+  }
+  if (event.code == KeyCode::kMouseDrag) {
+    switch (dragging_) {
+      case Edge::kNone:
+        return ViewAction::kNone;
+      case Edge::kLeftSidebar:
+        settings_.left_sidebar_fraction = DragFraction(event.x + 1, layout.width);
+        break;
+      case Edge::kRightSidebar:
+        settings_.right_sidebar_fraction = DragFraction(layout.width - event.x, layout.width);
+        break;
+      case Edge::kConsole:
+        settings_.console_logs_fraction = DragFraction(layout.body_height - event.y, layout.body_height);
+        break;
+    }
+    return ViewAction::kRedraw;
+  }
+  if (event.code == KeyCode::kMouseClick) {
+    // A press on a pane's edge starts a drag; the release ends it.
+    if (event.y < layout.body_height) {
+      if (event.x == layout.left_edge_x) dragging_ = Edge::kLeftSidebar;
+      if (event.x == layout.right_edge_x) dragging_ = Edge::kRightSidebar;
+    }
+    if (event.y == layout.console_edge_y && console_.Contains(event.x, event.y)) dragging_ = Edge::kConsole;
+    if (dragging_ != Edge::kNone) return ViewAction::kRedraw;
+  }
+  if (console_.Contains(event.x, event.y)) {
+    focus_ = Pane::kConsole;
+    if (event.code != KeyCode::kMouseClick) console_.Scroll(event.code == KeyCode::kWheelUp ? -3 : 3);
+    return ViewAction::kRedraw;
+  }
+  for (const auto& placed : placed_) {
+    if (!Inside(placed.area, event.x, event.y)) continue;
+    focus_ = placed.pane;
+    (placed.pane == Pane::kRight ? right_ : centre_).focused = placed.index_in_page;
+    if (event.code == KeyCode::kMouseClick) return ViewAction::kRedraw;
+    return Zoom(placed.id, event.code == KeyCode::kWheelUp);
+  }
+  return ViewAction::kNone;
+}
+
+FilterTarget LeetView::CentreFilterTarget() const {
+  return centre_shows_history_ ? FilterTarget::kMetrics : FilterTarget::kSystem;
+}
+
+runview::MetricFilter& LeetView::FilterFor(FilterTarget target) {
+  if (target == FilterTarget::kSystem) return system_filter_;
+  if (target == FilterTarget::kOverview) return overview_filter_;
+  return metrics_filter_;
+}
+
+ViewAction LeetView::StartFilter(FilterTarget target, std::string_view prompt) {
+  const runview::MetricFilter& filter = FilterFor(target);
+  editing_ = target;
+  filter_prompt_ = prompt;
+  filter_before_edit_.Set(filter.pattern(), filter.glob());
+  filter_text_ = filter.pattern();
+  filter_glob_ = filter.glob();
+  return ViewAction::kRedraw;
+}
+
+ViewAction LeetView::ClearFilter(FilterTarget target) {
+  runview::MetricFilter& filter = FilterFor(target);
+  filter.Set("", filter.glob());
+  if (target == FilterTarget::kOverview) {
+    overview_scroll_ = 0;
+  } else {
+    centre_.page = right_.page = 0;
+  }
+  return ViewAction::kRedraw;
+}
+
 ViewAction LeetView::HandleFilterInput(const InputEvent& event) {
+  runview::MetricFilter& filter = FilterFor(editing_);
   switch (event.code) {
     case KeyCode::kEnter:
-      filter_editing_ = false;
+      editing_ = FilterTarget::kNone;
       return ViewAction::kRedraw;
     case KeyCode::kEscape:
-      filter_editing_ = false;
-      filter_ = std::move(filter_before_edit_);
-      filter_glob_ = filter_.glob();
+      filter = std::move(filter_before_edit_);
+      editing_ = FilterTarget::kNone;
       return ViewAction::kRedraw;
     case KeyCode::kTab:
       filter_glob_ = !filter_glob_;
@@ -167,10 +316,13 @@ ViewAction LeetView::HandleFilterInput(const InputEvent& event) {
       }
       break;
     case KeyCode::kCtrlL:
+    case KeyCode::kCtrlSlash:
+    case KeyCode::kCtrlBackslash:
+    case KeyCode::kCtrlO:
       filter_text_.clear();
       break;
     case KeyCode::kCharacter: {
-      if (filter_text_.size() >= 256) return ViewAction::kNone;  // a pattern, not a paste of a file
+      if (filter_text_.size() >= kMaxFilterBytes) return ViewAction::kNone;
       const char32_t c = event.character;
       if (c < 0x20 || c == 0x7F || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return ViewAction::kNone;
       AppendUtf8(filter_text_, c);
@@ -179,75 +331,36 @@ ViewAction LeetView::HandleFilterInput(const InputEvent& event) {
     default:
       return ViewAction::kNone;
   }
-  // Live: every keystroke narrows the charts.
-  filter_.Set(filter_text_, filter_glob_);
-  centre_.page = right_.page = 0;
-  centre_.focused = right_.focused = 0;
+  // Live: every keystroke narrows what the filter applies to.
+  filter.Set(filter_text_, filter_glob_);
+  if (editing_ == FilterTarget::kOverview) {
+    overview_scroll_ = 0;
+  } else {
+    centre_.page = right_.page = 0;
+    centre_.focused = right_.focused = 0;
+  }
   return ViewAction::kRedraw;
 }
 
-ViewAction LeetView::HandleCharacter(char32_t character) {
-  switch (character) {
-    case U'q':
-      return ViewAction::kQuit;
-    case U'h':
-    case U'?':
-      help_visible_ = true;
-      return ViewAction::kRedraw;
-    case U'/':
-      filter_editing_ = true;
-      filter_before_edit_.Set(filter_.pattern(), filter_.glob());
-      filter_text_ = filter_.pattern();
-      filter_glob_ = filter_.glob();
-      return ViewAction::kRedraw;
-    case U'[':
-      left_visible_ = !left_visible_;
-      if (!left_visible_ && focus_ == Pane::kLeft) focus_ = Pane::kCentre;
-      return ViewAction::kRedraw;
-    case U']':
-      right_visible_ = !right_visible_;
-      if (!right_visible_ && focus_ == Pane::kRight) focus_ = Pane::kCentre;
-      return ViewAction::kRedraw;
-    case U'4':
-      console_.Toggle();
-      if (console_.visible()) {
-        console_.Reset();
-      } else if (focus_ == Pane::kConsole) {
-        focus_ = Pane::kCentre;
-      }
-      return ViewAction::kRedraw;
-    case U'n':
-      return Page(1);
-    case U'N':
-      return Page(-1);
-    case U'w':
-      return Move(0, -1);
-    case U's':
-      return Move(0, 1);
-    case U'a':
-      return Move(-1, 0);
-    case U'd':
-      return Move(1, 0);
-    case U' ':
-      return run_count_ > 0 && focus_ == Pane::kLeft ? ViewAction::kToggleSelection : ViewAction::kNone;
-    case U'y':
-      if (const std::string* id = FocusedChartId()) {
-        if (!log_scale_.erase(*id)) log_scale_.insert(*id);
-        return ViewAction::kRedraw;
-      }
-      return ViewAction::kNone;
-    case U'+':
-    case U'=':
-    case U'-':
-      if (const std::string* id = FocusedChartId()) return Zoom(*id, character != U'-');
-      return ViewAction::kNone;
-    case U'r':
-    case U'c':
-      pending_grid_key_ = static_cast<char>(character);
-      return ViewAction::kNone;
-    default:
-      return ViewAction::kNone;
-  }
+ViewAction LeetView::CycleChartMode() {
+  const PlacedChart* chart = FocusedChart();
+  if (chart == nullptr) return ViewAction::kNone;
+  const auto group_of = [&](const std::vector<runview::ChartGroup>& groups) -> const runview::ChartGroup* {
+    const auto it = std::find_if(groups.begin(), groups.end(),
+                                 [&](const runview::ChartGroup& group) { return group.id == chart->id; });
+    return it == groups.end() ? nullptr : &*it;
+  };
+  const runview::ChartGroup* group = chart->pane == Pane::kCentre && centre_shows_history_
+                                         ? group_of(history_groups_)
+                                         : group_of(system_groups_);
+  if (group == nullptr) return ViewAction::kNone;
+  // Linear, log, heatmap (percentages only), and round again.
+  const ChartMode mode = ModeOf(*group);
+  ChartMode next = ChartMode::kLinear;
+  if (mode == ChartMode::kLinear) next = ChartMode::kLog;
+  if (mode == ChartMode::kLog && chart->percent) next = ChartMode::kHeatmap;
+  chart_modes_[chart->id] = next;
+  return ViewAction::kRedraw;
 }
 
 LeetView::GridState* LeetView::FocusedGrid() {
@@ -256,10 +369,10 @@ LeetView::GridState* LeetView::FocusedGrid() {
   return nullptr;
 }
 
-const std::string* LeetView::FocusedChartId() const {
+const LeetView::PlacedChart* LeetView::FocusedChart() const {
   for (const auto& placed : placed_) {
     const GridState& grid = placed.pane == Pane::kRight ? right_ : centre_;
-    if (placed.pane == focus_ && placed.index_in_page == grid.focused) return &placed.id;
+    if (placed.pane == focus_ && placed.index_in_page == grid.focused) return &placed;
   }
   return nullptr;
 }
@@ -267,9 +380,10 @@ const std::string* LeetView::FocusedChartId() const {
 void LeetView::CycleFocus(int direction) {
   std::vector<Pane> panes;
   if (left_shown_) panes.push_back(Pane::kLeft);
-  panes.push_back(Pane::kCentre);
+  if (metrics_visible_) panes.push_back(Pane::kCentre);
   if (console_.visible() && !console_.area().empty()) panes.push_back(Pane::kConsole);
   if (right_shown_) panes.push_back(Pane::kRight);
+  if (panes.empty()) return;
   const auto it = std::find(panes.begin(), panes.end(), focus_);
   const auto position = static_cast<int>(it == panes.end() ? 0 : it - panes.begin());
   const int count = static_cast<int>(panes.size());
@@ -316,6 +430,19 @@ ViewAction LeetView::Page(int delta) {
   if (delta > 0 && grid->page + 1 < pages) ++grid->page;
   if (delta < 0 && grid->page > 0) --grid->page;
   grid->focused = 0;
+  return ViewAction::kRedraw;
+}
+
+ViewAction LeetView::FirstOrLast(bool last) {
+  if (focus_ == Pane::kLeft) {
+    run_cursor_ = last && run_count_ > 0 ? run_count_ - 1 : 0;
+    overview_scroll_ = 0;
+    return ViewAction::kRedraw;
+  }
+  if (GridState* grid = FocusedGrid()) {
+    grid->page = last ? grid->pages() - 1 : 0;
+    grid->focused = 0;
+  }
   return ViewAction::kRedraw;
 }
 

@@ -143,9 +143,23 @@ class TerminalTest(unittest.TestCase):
         pane.wait_for_events("wheel-up 10 5")
         pane.send_bytes(b"\x1b[M" + bytes([65 + 32, 3 + 33, 7 + 33]))
         pane.wait_for_events("wheel-up 10 5", "wheel-down 3 7")
-        pane.send_bytes(b"\x1b[M" + bytes([0 + 32, 20 + 33, 2 + 33]))  # press, then release (ignored)
-        pane.send_bytes(b"\x1b[M" + bytes([3 + 32, 20 + 33, 2 + 33]))
+        pane.send_bytes(b"\x1b[M" + bytes([0 + 32, 20 + 33, 2 + 33]))  # press, a drag, then release
         pane.wait_for_events("wheel-down 3 7", "click 20 2")
+        pane.send_bytes(b"\x1b[M" + bytes([32 + 0 + 32, 25 + 33, 4 + 33]))  # motion with button 1 held
+        pane.wait_for_events("click 20 2", "drag 25 4")
+        pane.send_bytes(b"\x1b[M" + bytes([3 + 32, 25 + 33, 4 + 33]))
+        pane.wait_for_events("drag 25 4", "release 25 4")
+
+    def test_alt_and_control_keys(self):
+        pane = self.start()
+        pane.send_bytes(b"\x1br")  # alt+r: ESC and the key at once
+        pane.wait_for_events("alt 'r'")
+        pane.send_keys("C-o")
+        pane.wait_for_events("alt 'r'", "ctrl-o")
+        pane.send_bytes(b"\x1c\x1f")  # ctrl+\ and ctrl+/ (sent as ctrl+_)
+        pane.wait_for_events("ctrl-o", "ctrl-backslash", "ctrl-slash")
+        pane.send_keys("Up")  # an escape sequence is still its key
+        pane.wait_for_events("ctrl-slash", "up")
 
     def test_resize_is_reported_and_redrawn(self):
         pane = self.start()

@@ -180,6 +180,25 @@ TEST(GroupCharts, OverlaidRunsNameTheirSeries) {
   EXPECT_EQ(groups[0].members[1].run, 1u);
 }
 
+TEST(GroupCharts, SeriesAreInNaturalOrderWithinEachRun) {
+  RunModel a;
+  RunModel b;
+  test::RunLogBuilder first;
+  test::RunLogBuilder second;
+  first.Stats(1e9, {{"gpu.10.gpu", "1"}, {"gpu.2.gpu", "1"}, {"gpu.0.gpu", "1"}, {"gpu.1.gpu", "1"}});
+  second.Stats(1e9, {{"gpu.9.gpu", "2"}, {"gpu.09.gpu", "2"}, {"gpu.100.gpu", "2"}});
+  for (const auto& r : first.records()) a.Ingest(r);
+  for (const auto& r : second.records()) b.Ingest(r);
+  const RunModel* runs[] = {&a, &b};
+  const std::string labels[] = {"a", "b"};
+  const auto groups = GroupSystemCharts(runs, labels);
+  ASSERT_EQ(groups.size(), 1u);
+  std::vector<std::string> order;
+  for (const auto& member : groups[0].members) order.push_back(member.key);
+  EXPECT_EQ(order, (std::vector<std::string>{"gpu.0.gpu", "gpu.1.gpu", "gpu.2.gpu", "gpu.10.gpu",
+                                             "gpu.09.gpu", "gpu.9.gpu", "gpu.100.gpu"}));
+}
+
 TEST(GroupCharts, ScrapedSeriesAreNamedByTheirLabelsFromTheRunsTable) {
   test::RunLogBuilder builder;
   builder.Stats(1e9, {{"openmetrics.node.node_cpu_seconds_total.0", "5"},

@@ -62,12 +62,24 @@ std::string Describe(const InputEvent& event, const Terminal& terminal) {
       return "ctrl-c";
     case KeyCode::kCtrlL:
       return "ctrl-l";
+    case KeyCode::kCtrlO:
+      return "ctrl-o";
+    case KeyCode::kCtrlSlash:
+      return "ctrl-slash";
+    case KeyCode::kCtrlBackslash:
+      return "ctrl-backslash";
+    case KeyCode::kAltCharacter:
+      return "alt '" + Utf8(event.character) + "'";
     case KeyCode::kWheelUp:
       return "wheel-up" + at;
     case KeyCode::kWheelDown:
       return "wheel-down" + at;
     case KeyCode::kMouseClick:
       return "click" + at;
+    case KeyCode::kMouseDrag:
+      return "drag" + at;
+    case KeyCode::kMouseRelease:
+      return "release" + at;
     case KeyCode::kResize:
       return "resize " + std::to_string(terminal.width()) + "x" + std::to_string(terminal.height());
   }

@@ -13,82 +13,10 @@
 #include "runlog/record_reader.hpp"
 #include "support/golden.hpp"
 #include "support/run_log_builder.hpp"
+#include "view_test_support.hpp"
 
 namespace runmon::tui {
 namespace {
-
-using test::RunLogBuilder;
-constexpr double kStart = 1'780'000'000;  // 2026-05-28 20:26:40 UTC
-
-void ExpectSameFrame(const std::string& actual, const std::string& expected) {
-  EXPECT_TRUE(actual == expected) << test::FirstDifference(actual, expected);
-}
-
-std::filesystem::path Golden(const std::string& name) {
-  return std::filesystem::path(RUNMON_FIXTURES_DIR) / "tui" / (name + ".txt");
-}
-
-class ViewTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    ::setenv("TZ", "UTC", 1);
-    ::tzset();
-  }
-
-  static runview::RunModel Ingest(const RunLogBuilder& builder) {
-    runview::RunModel model;
-    for (const auto& record : builder.records()) model.Ingest(record);
-    return model;
-  }
-
-  // Two GPUs, CPU, memory, a disk, the network and an unknown vendor key, 120 samples a second apart.
-  static RunLogBuilder TrainingRun(bool exited = true) {
-    RunLogBuilder builder;
-    builder.Header()
-        .Run("r3snet50", "resnet-50", kStart, "vision", "gpu-node-1")
-        .Environment("python train.py");
-    for (int i = 0; i < 120; ++i) {
-      const double t = i;
-      const auto number = [](double value) { return std::to_string(std::round(value * 100) / 100); };
-      builder.Stats(kStart + t, {{"cpu", number(40 + 30 * std::sin(t / 9))},
-                                 {"proc.memory.rssMB", number(800 + 10 * t)},
-                                 {"memory_percent", number(35 + t / 12)},
-                                 {"disk.sda.in", number(t * 3)},
-                                 {"disk.sda.out", number(t * 5)},
-                                 {"network.sent", number(1e6 * t)},
-                                 {"network.recv", number(2e6 * t)},
-                                 {"gpu.0.gpu", number(50 + 45 * std::sin(t / 7))},
-                                 {"gpu.1.gpu", number(50 + 45 * std::cos(t / 7))},
-                                 {"gpu.0.memoryAllocatedBytes", number(8e9 + 5e7 * t)},
-                                 {"gpu.1.memoryAllocatedBytes", number(6e9 + 4e7 * t)},
-                                 {"gpu.0.temp", number(60 + t / 10)},
-                                 {"gpu.1.temp", number(58 + t / 12)},
-                                 {"gpu.0.powerWatts", number(200 + 100 * std::sin(t / 5))},
-                                 {"gpu.1.powerWatts", number(190 + 90 * std::sin(t / 6))},
-                                 {"vendor.widget.0", number(t)},
-                                 {"vendor.widget.1", number(120 - t)}});
-    }
-    if (exited) builder.Exit(0, 120);
-    return builder;
-  }
-
-  static ViewModel SingleRun(const runview::RunModel& model,
-                             runview::RunState state = runview::RunState::kFinished) {
-    ViewModel view_model;
-    view_model.mode = LeetMode::kSingleRun;
-    view_model.location = "wandb/run-20260528_202640-r3snet50/run-r3snet50.wandb";
-    view_model.chart_runs = {&model};
-    view_model.chart_run_labels = {model.overview().name};
-    view_model.overview_run = &model;
-    view_model.overview_state = state;
-    view_model.now_seconds = kStart + 200;
-    return view_model;
-  }
-
-  static void Press(LeetView& view, std::string_view keys) {
-    for (const char c : keys) view.Handle(CharacterEvent(static_cast<char32_t>(c)));
-  }
-};
 
 TEST_F(ViewTest, SingleRunGoldens) {
   const runview::RunModel model = Ingest(TrainingRun());
@@ -131,10 +59,12 @@ TEST_F(ViewTest, FilterNarrowsTheChartsLive) {
   EXPECT_NE(view.Render(SingleRun(model), 160, 48).ToString().find("System metrics · 1 chart"),
             std::string::npos);
   view.Handle(KeyEvent(KeyCode::kEscape));
-  EXPECT_EQ(view.filter().pattern(), "gpu");
+  // The centre shows system charts (the run logged no metrics): `/` edits the system filter.
+  EXPECT_EQ(view.system_filter().pattern(), "gpu");
+  EXPECT_TRUE(view.filter().empty());
   // esc outside editing clears it.
   view.Handle(KeyEvent(KeyCode::kEscape));
-  EXPECT_TRUE(view.filter().empty());
+  EXPECT_TRUE(view.system_filter().empty());
 
   // A regex, a glob (tab toggles), a filter matching nothing.
   Press(view, "/");
@@ -144,7 +74,7 @@ TEST_F(ViewTest, FilterNarrowsTheChartsLive) {
   view.Handle(KeyEvent(KeyCode::kCtrlL));
   Press(view, "net*traffic");
   view.Handle(KeyEvent(KeyCode::kTab));
-  EXPECT_TRUE(view.filter().glob());
+  EXPECT_TRUE(view.system_filter().glob());
   EXPECT_NE(view.Render(SingleRun(model), 160, 48).ToString().find("System metrics · 1 chart"),
             std::string::npos);
   view.Handle(KeyEvent(KeyCode::kCtrlL));
@@ -194,21 +124,26 @@ TEST_F(ViewTest, PagesFocusLogScaleAndGridSize) {
   view.Handle(KeyEvent(KeyCode::kLeft));
   EXPECT_NE(view.Render(vm, 160, 48).ToString().find("[1/5]"), std::string::npos);
 
-  // y: the focused chart (Process CPU) switches to a log scale and back.
+  // y: the focused chart (Process CPU, a percentage) goes linear, log, heatmap and back to linear.
   const std::string linear = view.Render(vm, 160, 48).ToString();
   Press(view, "y");
   const std::string logarithmic = view.Render(vm, 160, 48).ToString();
   EXPECT_NE(linear, logarithmic);
+  EXPECT_EQ(logarithmic.find("█"), std::string::npos);
+  Press(view, "y");
+  const std::string heatmap = view.Render(vm, 160, 48).ToString();
+  EXPECT_NE(heatmap.find("█"), std::string::npos);
   Press(view, "y");
   ExpectSameFrame(view.Render(vm, 160, 48).ToString(), linear);
-  // Tab moves focus through the panes; r with a non-digit changes nothing.
+  // Tab moves focus through the panes (no right sidebar: the centre shows the system charts); r with a
+  // non-digit changes nothing.
   EXPECT_EQ(view.focus(), Pane::kCentre);
   view.Handle(KeyEvent(KeyCode::kTab));
-  EXPECT_EQ(view.focus(), Pane::kRight);
-  view.Handle(KeyEvent(KeyCode::kTab));
   EXPECT_EQ(view.focus(), Pane::kLeft);
+  view.Handle(KeyEvent(KeyCode::kTab));
+  EXPECT_EQ(view.focus(), Pane::kCentre);
   view.Handle(KeyEvent(KeyCode::kBackTab));
-  EXPECT_EQ(view.focus(), Pane::kRight);
+  EXPECT_EQ(view.focus(), Pane::kLeft);
   Press(view, "rx");
   ExpectSameFrame(view.Render(vm, 160, 48).ToString(), view.Render(vm, 160, 48).ToString());
 }
@@ -350,11 +285,12 @@ TEST_F(ViewTest, StylesMarkStateFocusAndStatus) {
   EXPECT_FALSE(grid.at(26, 9).style.attributes & kBold);
   // The status bar is one coloured line.
   for (int x = 0; x < grid.width(); ++x) EXPECT_EQ(grid.at(x, 23).style.bg, 236) << x;
-  // Tab moves the focus highlight to the sidebar.
+  // Tab moves the focus highlight to the overview (no right sidebar: the centre shows the system charts).
+  EXPECT_FALSE(grid.at(0, 1).style.attributes & kBold);
   view.Handle(KeyEvent(KeyCode::kTab));
   const CellGrid after = view.Render(SingleRun(model, runview::RunState::kFailed), 80, 24);
   EXPECT_FALSE(after.at(26, 1).style.attributes & kBold);
-  EXPECT_TRUE(after.at(54, 1).style.attributes & kBold);
+  EXPECT_TRUE(after.at(0, 1).style.attributes & kBold);
 }
 
 TEST_F(ViewTest, QuitKeysAndHelpKeys) {
@@ -370,7 +306,8 @@ TEST_F(ViewTest, QuitKeysAndHelpKeys) {
   // Typing q into the filter is text, not quit.
   LeetView typing;
   Press(typing, "/q");
-  EXPECT_EQ(typing.filter().pattern(), "q");
+  EXPECT_EQ(typing.filter_target(), FilterTarget::kSystem);  // no logged metrics: the centre's system charts
+  EXPECT_EQ(typing.system_filter().pattern(), "q");
   EXPECT_EQ(typing.Handle(KeyEvent(KeyCode::kCtrlC)), ViewAction::kQuit);
 }
 
