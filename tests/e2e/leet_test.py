@@ -238,15 +238,15 @@ class LeetScreenTest(LeetTestBase):
         pane = self.open(self.run_dir("mbravo02"), width=160, height=48)
 
         def centre(screen):
-            """The charts count in the centre's header and the chart titles in the centre's columns."""
+            """The charts count in the centre's header and the chart titles right of the overview (the run
+            logged no metrics: the centre shows its system charts and no sidebar repeats them)."""
             lines = screen.split("\n")
             header = CENTRE_HEADER.search(lines[0])
-            right = RIGHT_HEADER.search(lines[0], header.end())
-            titles = chart_titles("\n".join(line[header.start():right.start()] for line in lines))
+            titles = chart_titles("\n".join(line[header.start():] for line in lines))
             return int(header.group(1)), titles
 
         screen = pane.wait_for_screen(
-            lambda s: "Process CPU" in s and has_headers(s, centre=True, right=True), "both chart headers")
+            lambda s: "Process CPU" in s and has_headers(s, centre=True, right=False), "the centre's header")
         all_count, all_titles = centre(screen)
         self.assertTrue(any(not MEMORY_CHARTS.search(t) for t in all_titles), all_titles)
         pane.send_keys("/")
@@ -272,10 +272,18 @@ class LeetScreenTest(LeetTestBase):
         self.assertWholeFrame(screen, 160, 48)
 
     def test_brackets_hide_and_show_the_sidebars(self):
-        pane = self.open(self.run_dir())
+        # A run that logged metrics: they fill the centre, the system charts the right sidebar.
+        start = time.time() - 60
+        records = runlog_writer.run_records("hist0001", "history", start, 50, exit_code=0)
+        records[2:2] = [runlog_writer.history_record(step, {"loss": str(2 - step / 40), "acc": str(step / 40)})
+                        for step in range(40)]
+        log = runlog_writer.write_run(os.path.join(self.tmp.name, "wandb"), "20260106_000000", "hist0001",
+                                      records)
+        pane = self.open(log)
 
         def frame(left, right):
-            return lambda s: ("Run overview" in s) == left and has_headers(s, centre=True, right=right)
+            return lambda s: ("Run overview" in s) == left and " Metrics · 2 charts" in s and \
+                (" System · " in s) == right
         pane.wait_for_screen(frame(left=True, right=True), "both sidebars")
         pane.send_keys("]")
         pane.wait_for_screen(frame(left=True, right=False), "the right sidebar hidden")
@@ -285,6 +293,12 @@ class LeetScreenTest(LeetTestBase):
         pane.wait_for_screen(frame(left=False, right=True), "the left sidebar hidden")
         pane.send_keys("[")
         pane.wait_for_screen(frame(left=True, right=True), "the left sidebar back")
+        pane.send_keys("2")  # 2 is ] too
+        pane.wait_for_screen(frame(left=True, right=False), "the right sidebar hidden by 2")
+        # A run that logged no metrics: its system charts are in the centre and not again on the right.
+        other = self.open(self.run_dir())
+        other.wait_for_screen(lambda s: "Run overview" in s and has_headers(s, centre=True, right=False),
+                              "the centre's system charts alone")
 
     def test_tiny_terminal_then_resized(self):
         pane = self.open(self.run_dir(), width=30, height=10)
@@ -398,14 +412,13 @@ class LeetWorkspaceTest(LeetTestBase):
         self.assertIn("▶○ charlie", screen)
         pane.wait_for_text("Process CPU")  # the centre charts the run under the cursor
         # A workspace starts with the focus on its runs list (the cursor highlighted); tab cycles left ->
-        # centre -> right -> left.
+        # centre -> left (the runs logged no metrics: no right sidebar repeats the centre's system charts).
         self.wait_for_focus(pane, "left")
         self.assertTrue(self.cursor_reversed(pane, "charlie"))
         pane.send_keys("Tab")
         self.wait_for_focus(pane, "centre")
         self.assertFalse(self.cursor_reversed(pane, "charlie"))
-        pane.send_keys("Enter", "Down", "Tab")  # on the charts: enter opens nothing, down moves no cursor
-        self.wait_for_focus(pane, "right")
+        pane.send_keys("Enter", "Down")  # on the charts: enter opens nothing, down moves no cursor
         screen = pane.wait_for_text("Runs (3)", "▶○ charlie")
         self.assertFalse(self.cursor_reversed(pane, "charlie"))
         pane.send_keys("Tab")

@@ -78,6 +78,14 @@ def stats_record(time, items):
     return _field(7, stats)
 
 
+def history_record(step, items):
+    """A logged row: `items` maps keys to JSON values (as text), at `step`."""
+    history = b"".join(_field(1, _field(1, key.encode()) + _field(16, value.encode()))
+                       for key, value in items.items())
+    history += _field(2, _int_field(1, step) if step else b"")
+    return _field(2, history)
+
+
 def exit_record(code, runtime):
     exit_fields = (_int_field(1, code) if code else b"") + (_int_field(2, runtime) if runtime else b"")
     return _field(18, exit_fields)
