@@ -1,11 +1,15 @@
 // `runmon leet symon`'s source (see symon_source.hpp).
 #include "app/symon_source.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "app/cli_common.hpp"
 #include "collectors/builtin.hpp"
+#include "collectors/collector_context.hpp"
 #include "core/utf8.hpp"
 #include "core/wall_clock.hpp"
 #include "runlog/records.hpp"
@@ -56,10 +60,24 @@ Result<std::unique_ptr<SymonSource>> SymonSource::Start(const std::string& inter
       });
   try {
     source->thread_ = std::thread([raw] { raw->sampler_->Run(); });
+    source->gpu_watch_ = std::make_unique<GpuProcessWatch>(
+        NvidiaProcessListerFactory(EnvironmentValue(ctx, "RUNMON_NVML_LIBRARY").value_or("")),
+        HostProcessOptions{
+            .paths = ctx.paths,
+            .ticks_per_second = static_cast<double>(std::max(ctx.facts.clock_ticks_per_second, 1L)),
+            .page_bytes = static_cast<uint64_t>(std::max(ctx.facts.page_size_bytes, 1L))},
+        std::chrono::milliseconds(std::max<int64_t>(1, std::llround(settings->interval_seconds * 1000))));
   } catch (const std::system_error& e) {
     return Error{fmt::format("cannot start the sampler: {}", e.what())};
   }
   return source;
+}
+
+void SymonSource::WaitForGpuProcesses(uint64_t listings, std::chrono::milliseconds limit) {
+  const auto until = Clock::now() + limit;
+  while (gpu_watch_->listings() < listings && Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 SymonSource::~SymonSource() {
@@ -95,6 +113,8 @@ tui::ViewModel SymonSource::BuildViewModel(const tui::LeetView&, double now_seco
   model.overview_state = runview::RunState::kRunning;
   model.now_seconds = now_seconds;
   model.symon = true;
+  shown_gpu_processes_ = gpu_watch_->Latest();
+  model.gpu_processes = shown_gpu_processes_.get();
   std::lock_guard lock(mutex_);
   model.warnings = warnings_;
   return model;
