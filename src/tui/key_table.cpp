@@ -16,7 +16,7 @@ constexpr KeyChord Key(KeyCode code) {
 constexpr uint8_t kRunsOnly = kRunScreen | kWorkspaceScreen;
 constexpr uint8_t kWithOverview = kRunScreen | kSymonScreen;
 
-constexpr std::array<KeyBinding, 33> kBindings = {{
+constexpr std::array<KeyBinding, 38> kBindings = {{
     {{Char(U'h'), Char(U'?')}, "h ?", "this help (any key closes it)", Command::kHelp},
     {{Char(U'q'), Key(KeyCode::kCtrlC)}, "q ctrl+c", "quit", Command::kQuit},
     {{KeyChord{KeyCode::kAltCharacter, U'r'}}, "alt+r", "restart (read the run again)", Command::kRestart},
@@ -37,6 +37,7 @@ constexpr std::array<KeyBinding, 33> kBindings = {{
     {{Char(U'1')}, "1", "metrics grid", Command::kToggleMetrics, kRunsOnly},
     {{Char(U'[')}, "[", "left sidebar", Command::kToggleLeft},
     {{Char(U']'), Char(U'2')}, "] 2", "system sidebar", Command::kToggleRight, kRunsOnly},
+    {{Char(U'3')}, "3", "media: the images the run logged", Command::kToggleMedia, kRunsOnly},
     {{Char(U'4')}, "4", "console logs (end follows)", Command::kToggleConsole, kRunsOnly},
     {{Char(U'0')}, "0", "reset the pane sizes", Command::kResetLayout},
     {{Key(KeyCode::kTab)}, "tab", "next pane", Command::kNextPane},
@@ -58,6 +59,11 @@ constexpr std::array<KeyBinding, 33> kBindings = {{
     // What the mouse does, for the help: the handler reads these from the event's position.
     {{}, "click", "focus a chart or pane", Command::kNone},
     {{}, "drag", "resize a pane by its edge", Command::kNone},
+    // The media pane's own keys, while it has the focus (media_pane.hpp).
+    {{}, "media ← →  ↑ ↓", "a step back / on; ten steps", Command::kNone, kRunsOnly},
+    {{}, "media home end", "the first / last image", Command::kNone, kRunsOnly},
+    {{}, "media l", "link scrubbing across keys", Command::kNone, kRunsOnly},
+    {{}, "media enter esc", "the image alone / back", Command::kNone, kRunsOnly},
 }};
 
 bool Matches(const KeyChord& chord, const InputEvent& event) {

@@ -30,6 +30,7 @@ enum class Command : uint8_t {
   kToggleLeft,
   kToggleRight,
   kToggleMetrics,
+  kToggleMedia,
   kToggleConsole,
   kResetLayout,
   kCycleGuides,

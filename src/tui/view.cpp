@@ -35,6 +35,8 @@ LeetView::LeetView(LeetViewSettings settings)
       metrics_visible_(settings.metrics_grid_visible),
       guides_(static_cast<ChartSpec::Guides>(std::clamp(settings.chart_guides, 0, 2))) {
   if (settings.console_logs_visible) console_.Toggle();
+  if (settings.media_visible) media_.Toggle();
+  media_.SetGrid(std::clamp(settings.media_grid.rows, 1, 9), std::clamp(settings.media_grid.columns, 1, 9));
   right_.rows = std::clamp(settings_.system_grid.rows, 1, 9);
   right_.columns = std::clamp(settings_.system_grid.columns, 1, 9);
 }
@@ -110,44 +112,12 @@ CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
   layout_.body_height = body_height;
   if (left_shown_) layout_.left_edge_x = left_width - 1;
   if (right_shown_) layout_.right_edge_x = width - right_width;
-
-  // The centre column: the metrics grid over the console-logs pane; a pane alone takes the column.
-  const int centre_width = width - left_width - right_width;
-  int console_height = 0;
-  if (console_.visible()) {
-    if (!metrics_visible_) {
-      console_height = body_height;
-    } else {
-      const double fraction = settings_.console_logs_fraction > 0
-                                  ? std::clamp(settings_.console_logs_fraction, kMinFraction, kMaxFraction)
-                                  : ConsolePane::kHeightRatio;
-      console_height =
-          std::max(ConsolePane::kMinHeight, static_cast<int>(std::lround(body_height * fraction)));
-      if (body_height - console_height < kMinChartHeight + 1) console_height = 0;
-      if (console_height > 0) layout_.console_edge_y = body_height - console_height;
-    }
-  }
-  const bool metrics_shown = metrics_visible_;
-  if ((focus_ == Pane::kLeft && !left_shown_) || (focus_ == Pane::kRight && !right_shown_) ||
-      (focus_ == Pane::kConsole && console_height == 0)) {
+  if ((focus_ == Pane::kLeft && !left_shown_) || (focus_ == Pane::kRight && !right_shown_))
     focus_ = Pane::kCentre;
-  }
-  if (focus_ == Pane::kCentre && !metrics_shown && console_height > 0) focus_ = Pane::kConsole;
 
   if (left_shown_) RenderLeft(grid, {0, 0, left_width, body_height}, model);
-  const Rect metrics_area{left_width, 0, centre_width, body_height - console_height};
-  if (metrics_shown) {
-    RenderGrid(grid, metrics_area, Pane::kCentre, centre_shows_history_ ? "Metrics" : "System metrics",
-               centre_charts, centre_filter, centre_);
-  } else if (console_height == 0) {
-    PutCentred(grid, metrics_area, metrics_area.height / 2, "metrics grid hidden (1 shows it)", kDimStyle);
-  }
-  if (console_height > 0) {
-    console_.Render(grid, {left_width, body_height - console_height, centre_width, console_height},
-                    model.console, model.console_label, focus_ == Pane::kConsole);
-  } else {
-    console_.NotDrawn();
-  }
+  RenderCentre(grid, {left_width, 0, width - left_width - right_width, body_height}, model, centre_charts,
+               centre_filter);
   if (right_shown_) {
     RenderGrid(grid, {width - right_width, 0, right_width, body_height}, Pane::kRight, "System", right_charts,
                system_filter_, right_);
@@ -155,6 +125,75 @@ CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
   RenderStatus(grid, {0, height - 1, width, 1}, model);
   if (help_visible_) RenderHelp(grid);
   return grid;
+}
+
+// The centre column: the metrics grid over the media pane over the console-logs pane. The panes below the
+// grid take their dragged share or their default; the grid keeps room for a chart, the media pane giving
+// way first. Without the grid, the panes shown share the column.
+void LeetView::RenderCentre(CellGrid& grid, Rect area, const ViewModel& model,
+                            const std::vector<const runview::ChartGroup*>& charts,
+                            const runview::MetricFilter& filter) {
+  if (model.media != shown_media_) {
+    media_.Reset();
+    shown_media_ = model.media;
+  }
+  const int body = area.height;
+  const auto share = [&](double fraction, double fallback) {
+    const double used = fraction > 0 ? std::clamp(fraction, kMinFraction, kMaxFraction) : fallback;
+    return static_cast<int>(std::lround(body * used));
+  };
+  const bool media_on = media_.visible();
+  const bool console_on = console_.visible();
+  int media_height = 0;
+  int console_height = 0;
+  if (!metrics_visible_) {
+    console_height = console_on ? (media_on ? share(settings_.console_logs_fraction, 0.5) : body) : 0;
+    media_height = media_on ? body - console_height : 0;
+  } else {
+    if (console_on) {
+      console_height = std::max(ConsolePane::kMinHeight, share(settings_.console_logs_fraction,
+                                                               media_on ? 0.25 : ConsolePane::kHeightRatio));
+    }
+    if (media_on) {
+      media_height = std::max(MediaPane::kMinHeight,
+                              share(settings_.media_fraction, console_on ? 0.3 : MediaPane::kHeightRatio));
+    }
+    if (body - console_height - media_height < kMinChartHeight + 1) media_height = 0;
+    if (body - console_height < kMinChartHeight + 1) console_height = 0;
+  }
+  const int metrics_height = body - media_height - console_height;
+  const Rect metrics_area{area.x, area.y, area.width, metrics_height};
+  const Rect media_area{area.x, area.y + metrics_height, area.width, media_height};
+  const Rect console_area{area.x, area.y + metrics_height + media_height, area.width, console_height};
+  if (metrics_visible_ && media_height > 0) layout_.media_edge_y = media_area.y;
+  if (console_height > 0 && console_area.y > area.y) layout_.console_edge_y = console_area.y;
+
+  // The focus moves off a pane that is not drawn, and onto one that is when the grid is hidden.
+  if ((focus_ == Pane::kConsole && console_height == 0) || (focus_ == Pane::kMedia && media_height == 0)) {
+    focus_ = Pane::kCentre;
+  }
+  if (focus_ == Pane::kCentre && !metrics_visible_) {
+    if (media_height > 0) focus_ = Pane::kMedia;
+    if (console_height > 0 && media_height == 0) focus_ = Pane::kConsole;
+  }
+
+  if (metrics_visible_) {
+    RenderGrid(grid, metrics_area, Pane::kCentre, centre_shows_history_ ? "Metrics" : "System metrics",
+               charts, filter, centre_);
+  } else if (media_height == 0 && console_height == 0) {
+    PutCentred(grid, metrics_area, metrics_area.y + metrics_area.height / 2,
+               "metrics grid hidden (1 shows it)", kDimStyle);
+  }
+  if (media_height > 0) {
+    media_.Render(grid, media_area, model.media, focus_ == Pane::kMedia);
+  } else {
+    media_.NotDrawn();
+  }
+  if (console_height > 0) {
+    console_.Render(grid, console_area, model.console, model.console_label, focus_ == Pane::kConsole);
+  } else {
+    console_.NotDrawn();
+  }
 }
 
 }  // namespace runmon::tui

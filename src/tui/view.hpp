@@ -4,10 +4,10 @@
 // a CellGrid (view.cpp lays out; view_grid.cpp, view_sidebar.cpp and view_status.cpp draw). Nothing here
 // reads files or the clock, so frames are golden-tested. Layout: a left sidebar (the run overview, or the
 // runs list in a workspace), a centre column of the metrics grid (the run's logged metrics when it has any,
-// else its system metrics; key 1) over the console-logs pane (key 4), a right sidebar of system charts (GPU,
-// CPU, RAM, disk, network first; not shown when the centre already shows them) and a status bar. Sidebars
-// give way, right first, when the centre would get too narrow; below the smallest usable size a message
-// replaces the layout. Pane edges can be dragged; `0` puts the sizes back.
+// else its system metrics; key 1) over the media pane (key 3) and the console-logs pane (key 4), a right
+// sidebar of system charts (GPU, CPU, RAM, disk, network first; not shown when the centre already shows them)
+// and a status bar. Sidebars give way, right first, when the centre would get too narrow; below the smallest
+// usable size a message replaces the layout. Pane edges can be dragged; `0` puts the sizes back.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +27,7 @@
 #include "tui/key_table.hpp"
 #include "tui/leet_path.hpp"
 #include "tui/line_chart.hpp"
+#include "tui/media_pane.hpp"
 
 namespace runmon::runview {
 class MediaLog;  // runview/media_log.hpp: the images a run logged
@@ -108,7 +109,7 @@ enum class ViewAction {
   kToggleSelection,  // select or deselect the run at run_cursor()
 };
 
-enum class Pane { kLeft, kCentre, kRight, kConsole };
+enum class Pane { kLeft, kCentre, kRight, kConsole, kMedia };
 
 // How a chart is drawn; `y` cycles them (the heatmap only for percentages).
 enum class ChartMode : uint8_t { kLinear, kLog, kHeatmap };
@@ -139,6 +140,7 @@ class LeetView {
   bool metrics_visible() const { return metrics_visible_; }
   ChartSpec::Guides guides() const { return guides_; }
   const ConsolePane& console_pane() const { return console_; }
+  const MediaPane& media_pane() const { return media_; }
   // The pane sizes a drag chose (0: the default), for the config to keep.
   const LeetViewSettings& settings() const { return settings_; }
 
@@ -165,13 +167,14 @@ class LeetView {
     double shown_span = 0;  // the x range shown
   };
   // A pane edge the mouse can drag, from the last render.
-  enum class Edge : uint8_t { kNone, kLeftSidebar, kRightSidebar, kConsole };
+  enum class Edge : uint8_t { kNone, kLeftSidebar, kRightSidebar, kConsole, kMedia };
   struct Layout {
     int width = 0;
     int body_height = 0;
     int left_edge_x = -1;   // the left sidebar's right border
     int right_edge_x = -1;  // the right sidebar's first column
     int console_edge_y = -1;
+    int media_edge_y = -1;
   };
 
   ViewAction RunCommand(Command command);
@@ -200,6 +203,9 @@ class LeetView {
   void RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::string& heading,
                   const std::vector<const runview::ChartGroup*>& charts, const runview::MetricFilter& filter,
                   GridState& state);
+  void RenderCentre(CellGrid& grid, Rect area, const ViewModel& model,
+                    const std::vector<const runview::ChartGroup*>& charts,
+                    const runview::MetricFilter& filter);
   void RenderStatus(CellGrid& grid, Rect area, const ViewModel& model);
   void RenderHelp(CellGrid& grid);
 
@@ -223,6 +229,8 @@ class LeetView {
   GridState centre_;
   GridState right_;
   ConsolePane console_;
+  MediaPane media_;
+  const runview::MediaLog* shown_media_ = nullptr;  // the log the media pane showed last
   size_t run_cursor_ = 0;
   size_t run_count_ = 0;
   size_t runs_scroll_ = 0;

@@ -92,6 +92,7 @@ ViewAction LeetView::Handle(const InputEvent& event) {
     const ViewAction action = HandleConsoleInput(event);
     if (action != ViewAction::kNone) return action;
   }
+  if (focus_ == Pane::kMedia && media_.HandleKey(event)) return ViewAction::kRedraw;
   const auto command = FindCommand(event, CurrentScreen());
   return command ? RunCommand(*command) : ViewAction::kNone;
 }
@@ -161,7 +162,11 @@ ViewAction LeetView::RunCommand(Command command) {
       return ViewAction::kRedraw;
     case Command::kToggleMetrics:
       metrics_visible_ = !metrics_visible_;
-      if (metrics_visible_ && focus_ == Pane::kConsole) focus_ = Pane::kCentre;
+      if (metrics_visible_ && (focus_ == Pane::kConsole || focus_ == Pane::kMedia)) focus_ = Pane::kCentre;
+      return ViewAction::kRedraw;
+    case Command::kToggleMedia:
+      media_.Toggle();
+      if (!media_.visible() && focus_ == Pane::kMedia) focus_ = Pane::kCentre;
       return ViewAction::kRedraw;
     case Command::kToggleConsole:
       console_.Toggle();
@@ -236,6 +241,12 @@ ViewAction LeetView::HandleMouse(const InputEvent& event) {
       case Edge::kConsole:
         settings_.console_logs_fraction = DragFraction(layout.body_height - event.y, layout.body_height);
         break;
+      case Edge::kMedia: {
+        // The media pane's top edge: its height is what lies between the pointer and the console pane.
+        const int below = console_.area().empty() ? layout.body_height : console_.area().y;
+        settings_.media_fraction = DragFraction(below - event.y, layout.body_height);
+        break;
+      }
     }
     return ViewAction::kRedraw;
   }
@@ -246,7 +257,17 @@ ViewAction LeetView::HandleMouse(const InputEvent& event) {
       if (event.x == layout.right_edge_x) dragging_ = Edge::kRightSidebar;
     }
     if (event.y == layout.console_edge_y && console_.Contains(event.x, event.y)) dragging_ = Edge::kConsole;
+    if (event.y == layout.media_edge_y && media_.Contains(event.x, event.y)) dragging_ = Edge::kMedia;
     if (dragging_ != Edge::kNone) return ViewAction::kRedraw;
+  }
+  if (media_.Contains(event.x, event.y)) {
+    focus_ = Pane::kMedia;
+    if (event.code == KeyCode::kMouseClick) {
+      media_.Click(event.x, event.y);
+    } else {
+      media_.Scrub(event.code == KeyCode::kWheelUp ? -1 : 1);
+    }
+    return ViewAction::kRedraw;
   }
   if (console_.Contains(event.x, event.y)) {
     focus_ = Pane::kConsole;
@@ -381,6 +402,7 @@ void LeetView::CycleFocus(int direction) {
   std::vector<Pane> panes;
   if (left_shown_) panes.push_back(Pane::kLeft);
   if (metrics_visible_) panes.push_back(Pane::kCentre);
+  if (media_.visible() && !media_.area().empty()) panes.push_back(Pane::kMedia);
   if (console_.visible() && !console_.area().empty()) panes.push_back(Pane::kConsole);
   if (right_shown_) panes.push_back(Pane::kRight);
   if (panes.empty()) return;

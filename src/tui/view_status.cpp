@@ -37,6 +37,7 @@ void LeetView::RenderStatus(CellGrid& grid, Rect area, const ViewModel& model) {
     left = fmt::format(" {} · {}", runview::ShortName(overview.name.empty() ? overview.id : overview.name),
                        runview::RunStateName(model.overview_state));
   }
+  if (focus_ == Pane::kMedia && !media_.status_label().empty()) left += " · " + media_.status_label();
   if (model.loading) left += fmt::format(" · loading {:.0f}%", model.loaded_fraction * 100);
   const std::string right = "h help · q quit ";
   const int right_width = DisplayWidth(right);

@@ -1,12 +1,14 @@
 // LeetView's LEET keys and layout: the key table and the help that lists it, the metrics-grid toggle, the
 // three filters and their clears, chart modes (linear, log, heatmap) and guides, restart, pane drags and
 // the reset, and the right sidebar that does not repeat the centre's system charts.
+#include <filesystem>
 #include <set>
 #include <string>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "runview/media_log.hpp"
 #include "tui/key_table.hpp"
 #include "tui/view.hpp"
 #include "view_test_support.hpp"
@@ -207,6 +209,57 @@ TEST_F(ViewTest, ManySeriesPercentChartsStartAsHeatmaps) {
   EXPECT_EQ(Count(view.Render(SingleRun(model), 120, 40).ToString(), "█"), 0u);
   Press(view, "yy");
   EXPECT_EQ(view.Render(SingleRun(model), 120, 40).ToString(), frame);
+}
+
+TEST_F(ViewTest, KeyThreeShowsTheMediaPaneBelowTheGrid) {
+  const runview::RunModel model = Ingest(WithHistory(TrainingRun()));
+  runview::MediaLog media;
+  media.set_run_directory(std::filesystem::path(RUNMON_FIXTURES_DIR) / "media" /
+                          "run-20261203_142000-media01");
+  media.Add("samples", 0, {.path = "media/images/samples_0_e40d23d80e21c838f507.png", .format = "png"});
+  media.Add(
+      "samples", 5,
+      {.path = "media/images/samples_5_585cae9f560701e69aa4.png", .format = "png", .caption = "checker"});
+  media.Add("masks", 5, {.path = "media/images/masks_5_3769d2d11e5cfad7aa14.png", .format = "png"});
+  ViewModel vm = SingleRun(model);
+  vm.media = &media;
+  LeetView view;
+  EXPECT_FALSE(view.media_pane().visible());
+  Press(view, "3");
+  ASSERT_TRUE(view.media_pane().visible());
+  const std::string frame = view.Render(vm, 160, 48).ToString();
+  EXPECT_NE(frame.find("Metrics · 2 charts"), std::string::npos);
+  EXPECT_GT(Count(frame, "▀"), 100u);  // images as half-block cells
+  test::ExpectGolden(Golden("media-in-view-160x48"), frame);
+  const Rect area = view.media_pane().area();
+  EXPECT_GT(area.height, 10);
+  EXPECT_EQ(area.y + area.height, 47);  // the bottom of the centre column
+  // Tab reaches it; its keys then scrub instead of moving the chart focus; the status bar says the step.
+  for (int i = 0; i < 5 && view.focus() != Pane::kMedia; ++i) view.Handle(KeyEvent(KeyCode::kTab));
+  ASSERT_EQ(view.focus(), Pane::kMedia);
+  EXPECT_NE(view.Render(vm, 160, 48).ToString().find("Media: masks • step 5"), std::string::npos);
+  EXPECT_EQ(view.Handle(CharacterEvent(U'd')), ViewAction::kRedraw);  // the next tile, not the next chart
+  view.Render(vm, 160, 48);
+  EXPECT_EQ(view.Handle(KeyEvent(KeyCode::kLeft)), ViewAction::kRedraw);
+  EXPECT_NE(view.Render(vm, 160, 48).ToString().find("Media: samples • step 0"), std::string::npos);
+  // The pane's top edge drags: up to a 40 % share of the body.
+  view.Handle({KeyCode::kMouseClick, 0, area.x + 10, area.y});
+  view.Handle({KeyCode::kMouseDrag, 0, area.x + 10, 47 - 19});
+  view.Handle({KeyCode::kMouseRelease, 0, area.x + 10, 47 - 19});
+  EXPECT_DOUBLE_EQ(view.settings().media_fraction, 19.0 / 47);
+  view.Render(vm, 160, 48);
+  EXPECT_EQ(view.media_pane().area().y, 47 - 19);
+  // With the console too, the grid keeps its room and the console goes below the media.
+  Press(view, "0");
+  Press(view, "4");
+  view.Render(vm, 160, 48);
+  EXPECT_LT(view.media_pane().area().y, view.console_pane().area().y);
+  EXPECT_EQ(view.media_pane().area().y + view.media_pane().area().height, view.console_pane().area().y);
+  // 3 again hides it and the focus leaves it.
+  Press(view, "3");
+  view.Render(vm, 160, 48);
+  EXPECT_TRUE(view.media_pane().area().empty());
+  EXPECT_NE(view.focus(), Pane::kMedia);
 }
 
 TEST_F(ViewTest, AltRRestarts) {
