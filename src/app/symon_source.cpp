@@ -25,7 +25,8 @@ constexpr size_t kMaxWarnings = 8;
 Result<std::unique_ptr<SymonSource>> SymonSource::Start(const std::string& interval) {
   SamplerFlags flags;
   flags.interval = interval.empty() ? "1s" : interval;
-  flags.pid = 0;  // the host alone
+  flags.pid = 0;          // the host alone
+  flags.per_core = true;  // each core: a heatmap on many-core hosts
   auto settings = flags.Resolve();
   if (!settings) return Error{settings.error()};
   std::unique_ptr<SymonSource> source(new SymonSource());

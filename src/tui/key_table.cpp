@@ -16,7 +16,7 @@ constexpr KeyChord Key(KeyCode code) {
 constexpr uint8_t kRunsOnly = kRunScreen | kWorkspaceScreen;
 constexpr uint8_t kWithOverview = kRunScreen | kSymonScreen;
 
-constexpr std::array<KeyBinding, 38> kBindings = {{
+constexpr std::array<KeyBinding, 40> kBindings = {{
     {{Char(U'h'), Char(U'?')}, "h ?", "this help (any key closes it)", Command::kHelp},
     {{Char(U'q'), Key(KeyCode::kCtrlC)}, "q ctrl+c", "quit", Command::kQuit},
     {{KeyChord{KeyCode::kAltCharacter, U'r'}}, "alt+r", "restart (read the run again)", Command::kRestart},
@@ -59,6 +59,9 @@ constexpr std::array<KeyBinding, 38> kBindings = {{
     // What the mouse does, for the help: the handler reads these from the event's position.
     {{}, "click", "focus a chart or pane", Command::kNone},
     {{}, "drag", "resize a pane by its edge", Command::kNone},
+    // The process table's own keys (symon), while it has the focus (process_table.hpp).
+    {{}, "table < >", "sort by the column left / right", Command::kNone, kSymonScreen},
+    {{}, "table v", "reverse the order", Command::kNone, kSymonScreen},
     // The media pane's own keys, while it has the focus (media_pane.hpp).
     {{}, "media ← →  ↑ ↓", "a step back / on; ten steps", Command::kNone, kRunsOnly},
     {{}, "media home end", "the first / last image", Command::kNone, kRunsOnly},

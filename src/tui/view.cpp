@@ -17,6 +17,10 @@ namespace {
 
 constexpr double kMinFraction = 0.05;
 constexpr double kMaxFraction = 0.9;
+// symon's process table: at most this share of the centre column (its rows and frame when fewer), and at
+// least this height (a line saying why nothing is listed).
+constexpr double kProcessTableRatio = 0.35;
+constexpr int kMinProcessTableHeight = 5;
 
 // A sidebar's width: the dragged share of the terminal, else LEET-like defaults.
 int SidebarWidth(int width, double fraction, int percent, int low, int high) {
@@ -129,7 +133,7 @@ CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
 
 // The centre column: the metrics grid over the media pane over the console-logs pane. The panes below the
 // grid take their dragged share or their default; the grid keeps room for a chart, the media pane giving
-// way first. Without the grid, the panes shown share the column.
+// way first. Without the grid, the panes shown share the column. symon has the process table there instead.
 void LeetView::RenderCentre(CellGrid& grid, Rect area, const ViewModel& model,
                             const std::vector<const runview::ChartGroup*>& charts,
                             const runview::MetricFilter& filter) {
@@ -142,11 +146,19 @@ void LeetView::RenderCentre(CellGrid& grid, Rect area, const ViewModel& model,
     const double used = fraction > 0 ? std::clamp(fraction, kMinFraction, kMaxFraction) : fallback;
     return static_cast<int>(std::lround(body * used));
   };
-  const bool media_on = media_.visible();
-  const bool console_on = console_.visible();
+  const bool media_on = media_.visible() && !model.symon;
+  const bool console_on = console_.visible() && !model.symon;
   int media_height = 0;
   int console_height = 0;
-  if (!metrics_visible_) {
+  if (model.symon) {
+    // symon: the GPU process table below the system charts, a few rows when there is nothing to list.
+    const GpuProcessSnapshot* processes = model.gpu_processes;
+    const bool listing = processes != nullptr && processes->available && !processes->rows.empty();
+    const int wanted = listing ? static_cast<int>(std::min<size_t>(processes->rows.size(), 1000)) + 4 : 0;
+    console_height = std::clamp(wanted, kMinProcessTableHeight,
+                                std::max(kMinProcessTableHeight, share(0, kProcessTableRatio)));
+    if (body - console_height < kMinChartHeight + 1) console_height = 0;
+  } else if (!metrics_visible_) {
     console_height = console_on ? (media_on ? share(settings_.console_logs_fraction, 0.5) : body) : 0;
     media_height = media_on ? body - console_height : 0;
   } else {
@@ -169,10 +181,12 @@ void LeetView::RenderCentre(CellGrid& grid, Rect area, const ViewModel& model,
   if (console_height > 0 && console_area.y > area.y) layout_.console_edge_y = console_area.y;
 
   // The focus moves off a pane that is not drawn, and onto one that is when the grid is hidden.
-  if ((focus_ == Pane::kConsole && console_height == 0) || (focus_ == Pane::kMedia && media_height == 0)) {
+  if ((focus_ == Pane::kConsole && (console_height == 0 || model.symon)) ||
+      (focus_ == Pane::kProcesses && (console_height == 0 || !model.symon)) ||
+      (focus_ == Pane::kMedia && media_height == 0)) {
     focus_ = Pane::kCentre;
   }
-  if (focus_ == Pane::kCentre && !metrics_visible_) {
+  if (focus_ == Pane::kCentre && !metrics_visible_ && !model.symon) {
     if (media_height > 0) focus_ = Pane::kMedia;
     if (console_height > 0 && media_height == 0) focus_ = Pane::kConsole;
   }
@@ -189,6 +203,16 @@ void LeetView::RenderCentre(CellGrid& grid, Rect area, const ViewModel& model,
   } else {
     media_.NotDrawn();
   }
+  if (model.symon) {
+    console_.NotDrawn();
+    if (console_height > 0) {
+      processes_.Render(grid, console_area, model.gpu_processes, focus_ == Pane::kProcesses);
+    } else {
+      processes_.NotDrawn();
+    }
+    return;
+  }
+  processes_.NotDrawn();
   if (console_height > 0) {
     console_.Render(grid, console_area, model.console, model.console_label, focus_ == Pane::kConsole);
   } else {

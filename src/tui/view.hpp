@@ -28,14 +28,13 @@
 #include "tui/leet_path.hpp"
 #include "tui/line_chart.hpp"
 #include "tui/media_pane.hpp"
+#include "tui/process_table.hpp"
 
 namespace runmon::runview {
 class MediaLog;  // runview/media_log.hpp: the images a run logged
 }  // namespace runmon::runview
 
 namespace runmon::tui {
-
-struct GpuProcessSnapshot;  // tui/process_table.hpp: who uses the GPUs (symon)
 
 // What a LeetView starts with: grid sizes, which panes show, the chart guides and the panes' sizes (from
 // `runmon leet config`; the defaults are LEET's).
@@ -109,7 +108,7 @@ enum class ViewAction {
   kToggleSelection,  // select or deselect the run at run_cursor()
 };
 
-enum class Pane { kLeft, kCentre, kRight, kConsole, kMedia };
+enum class Pane { kLeft, kCentre, kRight, kConsole, kMedia, kProcesses };
 
 // How a chart is drawn; `y` cycles them (the heatmap only for percentages).
 enum class ChartMode : uint8_t { kLinear, kLog, kHeatmap };
@@ -141,6 +140,7 @@ class LeetView {
   ChartSpec::Guides guides() const { return guides_; }
   const ConsolePane& console_pane() const { return console_; }
   const MediaPane& media_pane() const { return media_; }
+  const ProcessTablePane& process_table() const { return processes_; }
   // The pane sizes a drag chose (0: the default), for the config to keep.
   const LeetViewSettings& settings() const { return settings_; }
 
@@ -230,6 +230,7 @@ class LeetView {
   GridState right_;
   ConsolePane console_;
   MediaPane media_;
+  ProcessTablePane processes_;                      // symon
   const runview::MediaLog* shown_media_ = nullptr;  // the log the media pane showed last
   size_t run_cursor_ = 0;
   size_t run_count_ = 0;

@@ -93,6 +93,7 @@ ViewAction LeetView::Handle(const InputEvent& event) {
     if (action != ViewAction::kNone) return action;
   }
   if (focus_ == Pane::kMedia && media_.HandleKey(event)) return ViewAction::kRedraw;
+  if (focus_ == Pane::kProcesses && processes_.Handle(event)) return ViewAction::kRedraw;
   const auto command = FindCommand(event, CurrentScreen());
   return command ? RunCommand(*command) : ViewAction::kNone;
 }
@@ -260,6 +261,11 @@ ViewAction LeetView::HandleMouse(const InputEvent& event) {
     if (event.y == layout.media_edge_y && media_.Contains(event.x, event.y)) dragging_ = Edge::kMedia;
     if (dragging_ != Edge::kNone) return ViewAction::kRedraw;
   }
+  if (processes_.Contains(event.x, event.y)) {
+    focus_ = Pane::kProcesses;
+    processes_.Handle(event);
+    return ViewAction::kRedraw;
+  }
   if (media_.Contains(event.x, event.y)) {
     focus_ = Pane::kMedia;
     if (event.code == KeyCode::kMouseClick) {
@@ -404,6 +410,7 @@ void LeetView::CycleFocus(int direction) {
   if (metrics_visible_) panes.push_back(Pane::kCentre);
   if (media_.visible() && !media_.area().empty()) panes.push_back(Pane::kMedia);
   if (console_.visible() && !console_.area().empty()) panes.push_back(Pane::kConsole);
+  if (!processes_.area().empty()) panes.push_back(Pane::kProcesses);
   if (right_shown_) panes.push_back(Pane::kRight);
   if (panes.empty()) return;
   const auto it = std::find(panes.begin(), panes.end(), focus_);

@@ -262,6 +262,65 @@ TEST_F(ViewTest, KeyThreeShowsTheMediaPaneBelowTheGrid) {
   EXPECT_NE(view.focus(), Pane::kMedia);
 }
 
+TEST_F(ViewTest, SymonShowsItsChartsOverTheGpuProcessTable) {
+  RunLogBuilder builder;
+  builder.Header().Run("symon", "gpu-node-1", kStart, "", "gpu-node-1");
+  for (int i = 0; i < 60; ++i) {
+    std::vector<std::pair<std::string, std::string>> values = {{"cpu", std::to_string(20 + i % 30)},
+                                                               {"memory_percent", "41.5"},
+                                                               {"gpu.0.gpu", std::to_string(90 - i % 20)}};
+    for (int core = 0; core < 12; ++core) {
+      values.emplace_back(fmt::format("cpu.{}.cpu_percent", core), std::to_string((core * 9 + i) % 100));
+    }
+    builder.Stats(kStart + i, values);
+  }
+  const runview::RunModel model = Ingest(builder);
+  GpuProcessSnapshot processes;
+  processes.available = true;
+  processes.rows = {
+      {0, 4242, "ada", uint64_t{8} << 30, 87.0, 99.5, uint64_t{3} << 30, "python train.py --epochs 90", true,
+       4242, "python train.py --epochs 90"},
+      {0, 5151, "bob", uint64_t{1} << 30, 3.0, 12.0, uint64_t{900} << 20, "jupyter-lab", false, 0, ""},
+      {1, 6161, "", std::nullopt, std::nullopt, 0.5, std::nullopt, "[unknown]", false, 0, ""},
+  };
+  ViewModel vm = SingleRun(model, runview::RunState::kRunning);
+  vm.symon = true;
+  vm.gpu_processes = &processes;
+  LeetView view;
+  const std::string frame = view.Render(vm, 160, 48).ToString();
+  EXPECT_EQ(frame.find(" System · "), std::string::npos);  // no sidebar repeating the charts
+  EXPECT_NE(frame.find("train.py"), std::string::npos);
+  EXPECT_NE(frame.find("jupyter-lab"), std::string::npos);
+  EXPECT_GT(Count(frame, "█"), 100u);  // the 12 cores as a heatmap
+  test::ExpectGolden(Golden("symon-processes-160x48"), frame);
+  // Tab reaches the table; its keys sort it; the centre's keys still move the charts' focus elsewhere.
+  for (int i = 0; i < 5 && view.focus() != Pane::kProcesses; ++i) view.Handle(KeyEvent(KeyCode::kTab));
+  ASSERT_EQ(view.focus(), Pane::kProcesses);
+  EXPECT_EQ(view.Handle(CharacterEvent(U'>')), ViewAction::kRedraw);
+  EXPECT_EQ(view.process_table().sort_column(), ProcessColumn::kPid);
+  EXPECT_EQ(view.Handle(CharacterEvent(U'v')), ViewAction::kRedraw);
+  const std::string sorted = view.Render(vm, 160, 48).ToString();
+  EXPECT_LT(sorted.find("jupyter-lab"), sorted.find("train.py"));  // PID descending: 6161, 5151, 4242
+  // The help of symon lists the table's keys and not the panes symon does not have.
+  Press(view, "h");
+  std::string help;
+  for (int i = 0; i < 8; ++i) {
+    help += view.Render(vm, 160, 48).ToString();
+    view.Handle(KeyEvent(KeyCode::kPageDown));
+  }
+  EXPECT_NE(help.find("table < >"), std::string::npos);
+  EXPECT_EQ(help.find("console logs"), std::string::npos);
+  EXPECT_NE(help.find("runmon leet symon"), std::string::npos);
+  // Without GPUs the table is a few rows saying so, and the charts keep the column.
+  GpuProcessSnapshot none;
+  none.unavailable_reason = "no NVIDIA GPU";
+  vm.gpu_processes = &none;
+  LeetView other;
+  const std::string without = other.Render(vm, 160, 48).ToString();
+  EXPECT_NE(without.find("no NVIDIA GPU"), std::string::npos);
+  EXPECT_EQ(other.process_table().area().height, 5);
+}
+
 TEST_F(ViewTest, AltRRestarts) {
   LeetView view;
   EXPECT_EQ(view.Handle({KeyCode::kAltCharacter, U'r', 0, 0}), ViewAction::kRestart);
