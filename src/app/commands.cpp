@@ -26,6 +26,7 @@
 #include "app/dump_command.hpp"
 #include "app/exporter_command.hpp"
 #include "app/leet_command.hpp"
+#include "app/leet_config_command.hpp"
 #include "app/output.hpp"
 #include "app/remote_write_session.hpp"
 #include "app/run_command.hpp"
@@ -271,6 +272,30 @@ int RunCommandLine(int argc, char** argv) {
                    "Print one frame after two samples as text at this size and exit (no terminal needed)")
       ->type_name("WIDTHxHEIGHT");
   symon->parse_complete_callback([&leet_options] { leet_options.symon = true; });
+  // leet's settings file, for leet, leet symon and leet config alike.
+  const std::string config_help =
+      "leet's settings file (default: $RUNMON_CONFIG_DIR/leet.json, else $XDG_CONFIG_HOME/runmon/leet.json, "
+      "else ~/.config/runmon/leet.json)";
+  for (CLI::App* command : {leet, symon}) {
+    command->add_option("--config", leet_options.config_path, config_help)->type_name("PATH");
+  }
+  LeetConfigOptions leet_config_options;
+  auto* leet_config = leet->add_subcommand(
+      "config",
+      "Edit leet's settings (grid sizes, panes shown, chart guides, the startup view) in the terminal, or "
+      "print or change them with the flags below");
+  leet_config->add_option("--config", leet_config_options.config_path, config_help)->type_name("PATH");
+  leet_config->add_flag("--print", leet_config_options.print,
+                        "Print the settings in effect as JSON (after --reset and --set)");
+  leet_config->add_flag("--path", leet_config_options.path, "Print where the settings file is");
+  AddRepeatableOption(*leet_config, "--set", leet_config_options.assignments,
+                      "Set one setting and save the file, e.g. metrics_grid.rows=5 or chart_guides=dots "
+                      "(repeatable)")
+      ->type_name("KEY=VALUE");
+  leet_config->add_flag("--reset", leet_config_options.reset,
+                        "Put every setting back to its default and save the file (keys runmon does not know "
+                        "are kept)");
+  leet_config->footer("Keys, values and the editor's keys: docs/cli.md (runmon leet config).");
 
   ServeCommandOptions serve_options;
   auto* serve = app.add_subcommand(
@@ -321,6 +346,11 @@ int RunCommandLine(int argc, char** argv) {
   if (run->parsed()) return RunRunCommand(run_options, original_open_files_limit);
   if (push->parsed()) return RunPushCommand(push_options);
   if (dump->parsed()) return RunDumpCommand(dump_options);
+  if (leet_config->parsed()) {
+    // `runmon leet --config PATH config` names the file too.
+    if (!leet_config_options.config_path) leet_config_options.config_path = leet_options.config_path;
+    return RunLeetConfigCommand(leet_config_options);
+  }
   if (leet->parsed()) return RunLeetCommand(leet_options);
   if (serve->parsed()) return RunServeCommand(serve_options);
   if (exporter->parsed()) return RunExporterCommand(exporter_options);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/cli_common.hpp"
+#include "app/leet_config_command.hpp"
 #include "app/symon_source.hpp"
 #include "core/wall_clock.hpp"
 #include "modules/module_loader.hpp"
@@ -34,8 +35,8 @@ bool ParseSize(const std::string& text, int& width, int& height) {
          height <= 1000;
 }
 
-int PrintFrame(tui::LeetSession& session, int width, int height) {
-  tui::LeetView view;
+int PrintFrame(tui::LeetSession& session, int width, int height, const tui::LeetViewSettings& settings) {
+  tui::LeetView view(settings);
   session.Work(Clock::now(), std::chrono::seconds(10));  // a workspace's summaries
   // Building a frame's model opens the runs it charts (a workspace's run under the cursor): then read them.
   (void)session.BuildViewModel(view, WallSeconds());
@@ -47,7 +48,7 @@ int PrintFrame(tui::LeetSession& session, int width, int height) {
 
 // The interactive loop over a source of view models: a LeetSession (run logs) or a SymonSource.
 template <typename Source>
-int RunLoop(Source& source) {
+int RunLoop(Source& source, const tui::LeetViewSettings& settings) {
   auto terminal_module = LoadModule<tui::TerminalModule>();
   if (!terminal_module) {
     Warn(terminal_module.error());
@@ -59,7 +60,7 @@ int RunLoop(Source& source) {
     return 1;
   }
   tui::Terminal& screen = **terminal;
-  tui::LeetView view;
+  tui::LeetView view(settings);
   bool dirty = true;
   bool clock_matters = true;
   auto last_draw = Clock::time_point{};
@@ -90,7 +91,8 @@ int RunLoop(Source& source) {
   }
 }
 
-int RunSymon(const LeetOptions& options, int frame_width, int frame_height) {
+int RunSymon(const LeetOptions& options, int frame_width, int frame_height,
+             const tui::LeetViewSettings& settings) {
   auto source = SymonSource::Start(options.symon_interval);
   if (!source) {
     Warn(fmt::format("symon: {}", source.error()));
@@ -99,13 +101,13 @@ int RunSymon(const LeetOptions& options, int frame_width, int frame_height) {
   if (frame_width > 0) {
     // Two samples: the first and one interval later, so rates have a value.
     (*source)->WaitForSamples(2, std::chrono::seconds(30));
-    tui::LeetView view;
+    tui::LeetView view(settings);
     fmt::print(
         "{}\n",
         view.Render((*source)->BuildViewModel(view, WallSeconds()), frame_width, frame_height).ToString());
     return 0;
   }
-  return RunLoop(**source);
+  return RunLoop(**source, settings);
 }
 
 }  // namespace
@@ -117,7 +119,9 @@ int RunLeetCommand(const LeetOptions& options) {
     Warn(fmt::format("--print-frame: '{}' is not WIDTHxHEIGHT (1 to 1000 each)", options.print_frame));
     return 2;
   }
-  if (options.symon) return RunSymon(options, frame_width, frame_height);
+  const tui::LeetConfig config = LoadLeetConfigForView(options.config_path);
+  const tui::LeetViewSettings settings = tui::ToViewSettings(config);
+  if (options.symon) return RunSymon(options, frame_width, frame_height, settings);
   std::optional<std::filesystem::path> path;
   if (options.path) path = *options.path;
   auto target = tui::ResolveLeetPath(path);
@@ -125,13 +129,19 @@ int RunLeetCommand(const LeetOptions& options) {
     Warn(target.error());
     return 1;
   }
+  // With no PATH, startup_mode workspace_latest opens the workspace (the latest run first in its list)
+  // rather than the latest run itself.
+  if (!path && config.startup_mode == tui::StartupMode::kWorkspaceLatest) {
+    target->mode = tui::LeetMode::kWorkspace;
+    target->run_log.clear();
+  }
   auto session = tui::LeetSession::Open(*target);
   if (!session) {
     Warn(session.error());
     return 1;
   }
-  if (frame_width > 0) return PrintFrame(**session, frame_width, frame_height);
-  return RunLoop(**session);
+  if (frame_width > 0) return PrintFrame(**session, frame_width, frame_height, settings);
+  return RunLoop(**session, settings);
 }
 
 }  // namespace runmon

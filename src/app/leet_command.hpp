@@ -4,6 +4,7 @@
 // and waits for input; while a run is still loading it does not wait, so a large log loads at full speed
 // between frames. --print-frame draws one frame of the fully loaded run as text, without a terminal.
 // `runmon leet symon [--interval D]` runs the same loop over runmon's own sampler instead of a run log.
+// Both start with the settings of leet's config file (`runmon leet config`, leet_config_command.hpp).
 #pragma once
 
 #include <optional>
@@ -16,6 +17,7 @@ struct LeetOptions {
   std::string print_frame;  // "WIDTHxHEIGHT": print one frame and exit
   bool symon = false;       // `leet symon`: this machine, live, with no run (symon_source.hpp)
   std::string symon_interval;
+  std::optional<std::string> config_path;  // --config: leet's settings file (leet_config_command.hpp)
 };
 
 int RunLeetCommand(const LeetOptions& options);
