@@ -2,12 +2,13 @@
 XDG_CONFIG_HOME, HOME), --print of the defaults without writing a file, --set saving a private file
 (0700 directory, 0600 file) and keeping W&B's keys, --reset, bad keys and values (exit 2, the file left
 alone), a damaged file (exit 1, only --reset replaces it), the editor without a terminal (exit 2) and in
-tmux (a value changed with the arrows and saved; unsaved changes asked about on q), and `runmon leet
---print-frame` starting with the file's grid size and sidebars."""
+tmux (a value changed with the arrows and saved; unsaved changes asked about on q), `runmon leet
+--print-frame` starting with the file's grid size and sidebars, and startup_mode with no PATH."""
 import json
 import os
 import re
 import stat
+import subprocess
 import tempfile
 import unittest
 
@@ -267,6 +268,20 @@ class LeetConfigTest(unittest.TestCase):
         self.assertEqual(result.stderr, f"runmon: {other}: not valid JSON (at byte 2); leet uses the default "
                                         "settings\n")
         self.assertEqual(result.stdout, default)
+
+    def test_startup_mode_decides_what_opens_with_no_path(self):
+        result = run("run", "--dir", os.path.join(self.tmp.name, "wandb"), "--", "true")
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+        def frame():
+            result = subprocess.run([RUNMON, "leet", "--print-frame", "120x40"], cwd=self.tmp.name,
+                                    capture_output=True, text=True, env={**clean_env(), **self.env}, timeout=60)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            return result.stdout
+
+        self.assertTrue(frame().startswith("┌ Run overview"))  # runmon's default: the latest run
+        self.config("--set", "startup_mode=workspace_latest")
+        self.assertTrue(frame().startswith("┌ Runs (1)"))
 
 
 if __name__ == "__main__":
