@@ -1,10 +1,11 @@
 // Fuzzes the TUI from a run log to a frame: the input's first 4 bytes pick the frame size (up to 200x60),
 // the next byte says how many of the following bytes are key presses, and the rest is a run log. The log
 // is read record by record into a RunModel (W&B's records with any keys, values and names), rendered in
-// single-run view, then each key byte is turned into an input event (characters, arrows, pages, tab,
-// enter, esc, wheel at a position, resize) and the frame is rendered again after each. Checks: every frame
-// has the requested size, holds no control characters (hostile names cannot reach the terminal), and each
-// continuation cell follows a double-width character.
+// single-run view (or symon's, by a bit of the height), with the run's console output and images, then
+// each key byte is turned into an input event (characters, arrows, pages, tab, enter, esc, ctrl and alt
+// keys, wheel, click, drag and release at a position) and the frame is rendered again after each. Checks:
+// every frame has the requested size, holds no control characters (hostile names cannot reach the terminal),
+// and each continuation cell follows a double-width character.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -33,13 +34,17 @@ void CheckFrame(const CellGrid& grid, int width, int height) {
 }
 
 InputEvent EventFor(uint8_t byte, int width, int height) {
-  static constexpr std::array kKeys = {
-      KeyCode::kEnter,     KeyCode::kEscape,    KeyCode::kBackspace, KeyCode::kTab,   KeyCode::kBackTab,
-      KeyCode::kUp,        KeyCode::kDown,      KeyCode::kLeft,      KeyCode::kRight, KeyCode::kPageUp,
-      KeyCode::kPageDown,  KeyCode::kHome,      KeyCode::kEnd,       KeyCode::kCtrlL, KeyCode::kWheelUp,
-      KeyCode::kWheelDown, KeyCode::kMouseClick};
+  static constexpr std::array kKeys = {KeyCode::kEnter,         KeyCode::kEscape,      KeyCode::kBackspace,
+                                       KeyCode::kTab,           KeyCode::kBackTab,     KeyCode::kUp,
+                                       KeyCode::kDown,          KeyCode::kLeft,        KeyCode::kRight,
+                                       KeyCode::kPageUp,        KeyCode::kPageDown,    KeyCode::kHome,
+                                       KeyCode::kEnd,           KeyCode::kCtrlL,       KeyCode::kWheelUp,
+                                       KeyCode::kWheelDown,     KeyCode::kMouseClick,  KeyCode::kMouseDrag,
+                                       KeyCode::kMouseRelease,  KeyCode::kCtrlO,       KeyCode::kCtrlSlash,
+                                       KeyCode::kCtrlBackslash, KeyCode::kAltCharacter};
   if (byte >= 0x20 && byte < 0x7F) return runmon::tui::CharacterEvent(byte);  // q quits only in the app
   InputEvent event = runmon::tui::KeyEvent(kKeys[byte % kKeys.size()]);
+  if (event.code == KeyCode::kAltCharacter) event.character = byte % 2 == 0 ? U'r' : U'x';
   event.x = width > 0 ? (byte * 7) % width : 0;
   event.y = height > 0 ? (byte * 3) % height : 0;
   return event;
@@ -66,6 +71,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   view_model.overview_run = &model;
   view_model.warnings = {model.overview().name};
   view_model.now_seconds = 1.8e9;
+  view_model.console = &model.console();
+  view_model.media = &model.media();
+  view_model.symon = (data[3] & 0x80) != 0;  // symon's layout: the process table (none listed) instead
   runmon::tui::LeetView view;
   CheckFrame(view.Render(view_model, width, height), width, height);
   for (size_t i = 0; i < key_count; ++i) {
