@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -46,9 +47,11 @@ int PrintFrame(tui::LeetSession& session, int width, int height, const tui::Leet
   return 0;
 }
 
-// The interactive loop over a source of view models: a LeetSession (run logs) or a SymonSource.
-template <typename Source>
-int RunLoop(Source& source, const tui::LeetViewSettings& settings) {
+// The interactive loop over a source of view models: a LeetSession (run logs) or a SymonSource. alt+r
+// replaces the source with what `restart` makes (the run read afresh, the monitor started anew); the view
+// keeps its layout. A restart that fails keeps the source it had and says why in the status bar.
+template <typename Source, typename Restart>
+int RunLoop(std::unique_ptr<Source> source, Restart restart, const tui::LeetViewSettings& settings) {
   auto terminal_module = LoadModule<tui::TerminalModule>();
   if (!terminal_module) {
     Warn(terminal_module.error());
@@ -63,15 +66,17 @@ int RunLoop(Source& source, const tui::LeetViewSettings& settings) {
   tui::LeetView view(settings);
   bool dirty = true;
   bool clock_matters = true;
+  std::string restart_failure;
   auto last_draw = Clock::time_point{};
   for (;;) {
     const auto now = Clock::now();
-    const bool loading = source.loading();
-    if (source.Work(now, loading ? kLoadSlice : kIdleSlice)) dirty = true;
+    const bool loading = source->loading();
+    if (source->Work(now, loading ? kLoadSlice : kIdleSlice)) dirty = true;
     // The clock redraws only what can change with time alone: a running run's runtime and its state (a
     // writer that is gone, a W&B run that went quiet).
     if (dirty || (clock_matters && Clock::now() - last_draw >= kClockRedraw)) {
-      const auto model = source.BuildViewModel(view, WallSeconds());
+      auto model = source->BuildViewModel(view, WallSeconds());
+      if (!restart_failure.empty()) model.warnings.insert(model.warnings.begin(), restart_failure);
       clock_matters = model.loading || model.overview_state == runview::RunState::kRunning ||
                       std::any_of(model.runs.begin(), model.runs.end(), [](const tui::RunListEntry& run) {
                         return run.state == runview::RunState::kRunning;
@@ -81,10 +86,17 @@ int RunLoop(Source& source, const tui::LeetViewSettings& settings) {
       dirty = false;
     }
     // While loading, only take what input is already there; otherwise wait for input or the next poll.
-    int timeout = source.loading() ? 0 : kPollMilliseconds;
+    int timeout = source->loading() ? 0 : kPollMilliseconds;
     while (auto event = screen.Read(timeout)) {
       const auto action = view.Handle(*event);
-      if (!source.Apply(action, view)) return 0;
+      if (action == tui::ViewAction::kRestart) {
+        auto fresh = restart();
+        restart_failure = fresh ? std::string() : "restart failed: " + fresh.error();
+        if (fresh) source = std::move(*fresh);
+        dirty = true;
+        break;
+      }
+      if (!source->Apply(action, view)) return 0;
       if (action != tui::ViewAction::kNone) dirty = true;
       timeout = 0;
     }
@@ -107,7 +119,8 @@ int RunSymon(const LeetOptions& options, int frame_width, int frame_height,
         view.Render((*source)->BuildViewModel(view, WallSeconds()), frame_width, frame_height).ToString());
     return 0;
   }
-  return RunLoop(**source, settings);
+  return RunLoop(
+      std::move(*source), [&] { return SymonSource::Start(options.symon_interval); }, settings);
 }
 
 }  // namespace
@@ -141,7 +154,8 @@ int RunLeetCommand(const LeetOptions& options) {
     return 1;
   }
   if (frame_width > 0) return PrintFrame(**session, frame_width, frame_height, settings);
-  return RunLoop(**session, settings);
+  return RunLoop(
+      std::move(*session), [target = *target] { return tui::LeetSession::Open(target); }, settings);
 }
 
 }  // namespace runmon
