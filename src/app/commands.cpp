@@ -260,6 +260,8 @@ int RunCommandLine(int argc, char** argv) {
   leet->add_option("--print-frame", leet_options.print_frame,
                    "Print one frame of the loaded run as text at this size and exit (no terminal needed)")
       ->type_name("WIDTHxHEIGHT");
+  leet->add_flag("--print-keys", leet_options.print_keys,
+                 "Print leet's keys as a Markdown table (docs/leet-keys.md) and exit");
   auto* symon = leet->add_subcommand("symon",
                                      "A live monitor of this machine, with no run: runmon's own "
                                      "sampler in-process, its charts updating at the interval");

@@ -14,6 +14,7 @@
 #include "app/symon_source.hpp"
 #include "core/wall_clock.hpp"
 #include "modules/module_loader.hpp"
+#include "tui/key_table.hpp"
 #include "tui/leet_path.hpp"
 #include "tui/session.hpp"
 #include "tui/terminal.hpp"
@@ -92,7 +93,10 @@ int RunLoop(std::unique_ptr<Source> source, Restart restart, const tui::LeetView
       if (action == tui::ViewAction::kRestart) {
         auto fresh = restart();
         restart_failure = fresh ? std::string() : "restart failed: " + fresh.error();
-        if (fresh) source = std::move(*fresh);
+        if (fresh) {
+          source = std::move(*fresh);
+          view.SourceReplaced();
+        }
         dirty = true;
         break;
       }
@@ -113,6 +117,8 @@ int RunSymon(const LeetOptions& options, int frame_width, int frame_height,
   if (frame_width > 0) {
     // Two samples: the first and one interval later, so rates have a value.
     (*source)->WaitForSamples(2, std::chrono::seconds(30));
+    // The table's CPU % needs two listings; a hung driver holds the frame 3 s at most.
+    (*source)->WaitForGpuProcesses(2, std::chrono::seconds(3));
     tui::LeetView view(settings);
     fmt::print(
         "{}\n",
@@ -126,6 +132,10 @@ int RunSymon(const LeetOptions& options, int frame_width, int frame_height,
 }  // namespace
 
 int RunLeetCommand(const LeetOptions& options) {
+  if (options.print_keys) {
+    fmt::print("{}", tui::KeyTableMarkdown());
+    return 0;
+  }
   int frame_width = 0;
   int frame_height = 0;
   if (!options.print_frame.empty() && !ParseSize(options.print_frame, frame_width, frame_height)) {

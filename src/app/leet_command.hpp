@@ -15,6 +15,7 @@ namespace runmon {
 struct LeetOptions {
   std::optional<std::string> path;
   std::string print_frame;  // "WIDTHxHEIGHT": print one frame and exit
+  bool print_keys = false;  // print the key table (key_table.hpp) as Markdown and exit
   bool symon = false;       // `leet symon`: this machine, live, with no run (symon_source.hpp)
   std::string symon_interval;
   std::optional<std::string> config_path;  // --config: leet's settings file (leet_config_command.hpp)

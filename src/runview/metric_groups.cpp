@@ -102,7 +102,9 @@ std::vector<ChartGroup> BuildGroups(std::span<const RunModel* const> runs,
     // Series in their run's order, each run's keys in natural order: Core 2 before Core 10.
     std::stable_sort(group.members.begin(), group.members.end(),
                      [](const ChartMember& a, const ChartMember& b) {
-                       return a.run != b.run ? a.run < b.run : NaturalLess(a.key, b.key);
+                       if (a.run != b.run) return a.run < b.run;
+      if (NaturalLess(a.key, b.key) || NaturalLess(b.key, a.key)) return NaturalLess(a.key, b.key);
+      return a.key < b.key;  // "gpu.09" and "gpu.9": the same number, ordered as text
                      });
     result.push_back(std::move(group));
   }

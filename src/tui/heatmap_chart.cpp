@@ -96,8 +96,7 @@ void DrawHeatmapChart(CellGrid& grid, Rect area, const ChartSpec& spec) {
   int y = inner.y;
   for (size_t i = 0; i < shown; ++i) {
     const ChartSeries& series = spec.series[i];
-    const int rows = base_rows + (static_cast<int>(i) < taller ? 1 : 0);
-    if (rows == 0) continue;
+    const int rows = base_rows + (static_cast<int>(i) < taller ? 1 : 0);  // at least 1: shown <= band_rows
     if (label_width > 0) {
       const int width = std::min(DisplayWidth(series.name), label_width);
       grid.PutText(inner.x + label_width - width, y + (rows - 1) / 2, series.name, kDimStyle, width);

@@ -17,7 +17,7 @@ constexpr uint8_t kRunsOnly = kRunScreen | kWorkspaceScreen;
 constexpr uint8_t kWithOverview = kRunScreen | kSymonScreen;
 
 constexpr std::array<KeyBinding, 40> kBindings = {{
-    {{Char(U'h'), Char(U'?')}, "h ?", "this help (any key closes it)", Command::kHelp},
+    {{Char(U'h'), Char(U'?')}, "h ?", "this help (arrows scroll, other keys close)", Command::kHelp},
     {{Char(U'q'), Key(KeyCode::kCtrlC)}, "q ctrl+c", "quit", Command::kQuit},
     {{KeyChord{KeyCode::kAltCharacter, U'r'}}, "alt+r", "restart (read the run again)", Command::kRestart},
     {{Char(U'/')}, "/", "filter the centre's charts (tab: glob)", Command::kEditMetricsFilter},
@@ -93,6 +93,26 @@ std::optional<Command> FindCommand(const InputEvent& event, Screen screen) {
     }
   }
   return std::nullopt;
+}
+
+std::string KeyTableMarkdown() {
+  std::string out =
+      "# leet's keys\n\n"
+      "Generated from leet's key table (`src/tui/key_table.cpp`) by `runmon leet --print-keys`; the help\n"
+      "overlay (`h`) lists the same rows. Where: run (a run open), workspace (the runs list), symon\n"
+      "(`runmon leet symon`). Rows named after a pane work while that pane has the focus.\n\n"
+      "| Keys | Action | Where |\n|---|---|---|\n";
+  for (const KeyBinding& binding : kBindings) {
+    if (binding.keys.empty()) continue;
+    std::string where;
+    for (const auto& [screen, name] : {std::pair{kRunScreen, "run"}, std::pair{kWorkspaceScreen, "workspace"},
+                                       std::pair{kSymonScreen, "symon"}}) {
+      if ((binding.screens & screen) != 0) where += (where.empty() ? "" : ", ") + std::string(name);
+    }
+    out += "| `" + std::string(binding.keys) + "` | " + std::string(binding.description) + " | " + where +
+           " |\n";
+  }
+  return out;
 }
 
 }  // namespace runmon::tui

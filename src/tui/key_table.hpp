@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "tui/input.hpp"
@@ -78,5 +79,9 @@ std::span<const KeyBinding> KeyBindings();
 
 // The command `event` gives on `screen`; nullopt when none (an unbound key, a mouse event).
 std::optional<Command> FindCommand(const InputEvent& event, Screen screen);
+
+// The table as docs/leet-keys.md holds it (`runmon leet --print-keys`): a Markdown table of every row with
+// keys, and the screens it applies to.
+std::string KeyTableMarkdown();
 
 }  // namespace runmon::tui

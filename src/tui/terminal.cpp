@@ -1,5 +1,5 @@
-// The terminal layer on ncursesw: the only file in runmon that includes <curses.h>. It blits CellGrids
-// incrementally and turns what ncurses reads into InputEvents.
+// The terminal layer on ncursesw (with terminal_input.cpp, the only files in runmon that include
+// <curses.h>): it blits CellGrids incrementally and turns what ncurses reads into InputEvents.
 //
 // Odd cases and the choices made for them:
 // - ncurses' initscr() exits the process on an unknown TERM; newterm() with a NULL check does not, so an
@@ -29,6 +29,8 @@
 // - The mouse: press, release, wheel and drags (xterm's button-event mode, so a mouse that only moves sends
 //   nothing). Alt+key arrives as ESC and the key at once; ESC alone is the escape key after ncurses' delay.
 #include "tui/terminal.hpp"
+
+#include "tui/terminal_input.hpp"
 
 #include <curses.h>
 #include <langinfo.h>
@@ -155,6 +157,7 @@ std::string ResetSequences() {
   if (!xm.empty()) {
     const char* off = tiparm(xm.c_str(), 0);
     if (off != nullptr) out += off;
+    if (!kmous.empty()) out += kButtonEventTrackingOff;  // the drag mode runmon adds; XM does not know it
   } else if (kmous.starts_with("\x1b[<")) {
     out += "\x1b[?1006;1002;1000l";
   } else if (!kmous.empty()) {
@@ -268,12 +271,6 @@ struct Glyph {
   friend bool operator==(const Glyph&, const Glyph&) = default;
 };
 
-bool IsPrintable(char32_t code_point) {
-  if (code_point < 0x20 || (code_point >= 0x7f && code_point < 0xa0)) return false;
-  if (code_point >= 0xd800 && code_point < 0xe000) return false;
-  return code_point <= 0x10ffff;
-}
-
 class CursesTerminal final : public Terminal {
  public:
   CursesTerminal(SCREEN* screen, bool button_event_tracking)
@@ -340,9 +337,15 @@ class CursesTerminal final : public Terminal {
       wint_t key = 0;
       const int kind = wget_wch(stdscr, &key);
       if (kind == ERR) return std::nullopt;
-      std::optional<InputEvent> event =
-          kind == KEY_CODE_YES ? TranslateKey(static_cast<int>(key)) : TranslateCharacter(key);
-      if (event) return event;
+      std::optional<InputEvent> event = TranslateInput(kind, static_cast<uint32_t>(key));
+      if (!event) continue;
+      if (event->code == KeyCode::kCtrlL) {
+        shown_valid_ = false;  // repaint everything on the next Draw
+        clearok(curscr, TRUE);
+      } else if (event->code == KeyCode::kResize) {
+        UpdateSize();
+      }
+      return event;
     }
   }
 
@@ -437,113 +440,6 @@ class CursesTerminal final : public Terminal {
         }
       }
     }
-  }
-
-  std::optional<InputEvent> TranslateCharacter(wint_t key) {
-    switch (key) {
-      case L'\r':
-      case L'\n':
-        return KeyEvent(KeyCode::kEnter);
-      case 27:
-        return AfterEscape();
-      case 127:
-      case 8:
-        return KeyEvent(KeyCode::kBackspace);
-      case L'\t':
-        return KeyEvent(KeyCode::kTab);
-      case 3:
-        return KeyEvent(KeyCode::kCtrlC);
-      case 15:
-        return KeyEvent(KeyCode::kCtrlO);
-      case 28:
-        return KeyEvent(KeyCode::kCtrlBackslash);
-      case 31:
-        return KeyEvent(KeyCode::kCtrlSlash);
-      case 12:
-        shown_valid_ = false;  // ctrl+L: repaint everything on the next Draw
-        clearok(curscr, TRUE);
-        return KeyEvent(KeyCode::kCtrlL);
-      default:
-        break;
-    }
-    const auto code_point = static_cast<char32_t>(key);
-    if (!IsPrintable(code_point)) return std::nullopt;
-    return CharacterEvent(code_point);
-  }
-
-  // An escape that a printable character follows at once is alt with that character (terminals send
-  // meta as ESC first); anything else after it is read again as itself.
-  static InputEvent AfterEscape() {
-    wtimeout(stdscr, 0);
-    wint_t next = 0;
-    const int kind = wget_wch(stdscr, &next);
-    if (kind == OK && IsPrintable(static_cast<char32_t>(next))) {
-      return {KeyCode::kAltCharacter, static_cast<char32_t>(next), 0, 0};
-    }
-    if (kind == KEY_CODE_YES) {
-      ungetch(static_cast<int>(next));
-    } else if (kind == OK) {
-      unget_wch(static_cast<wchar_t>(next));
-    }
-    return KeyEvent(KeyCode::kEscape);
-  }
-
-  std::optional<InputEvent> TranslateKey(int key) {
-    switch (key) {
-      case KEY_UP:
-        return KeyEvent(KeyCode::kUp);
-      case KEY_DOWN:
-        return KeyEvent(KeyCode::kDown);
-      case KEY_LEFT:
-        return KeyEvent(KeyCode::kLeft);
-      case KEY_RIGHT:
-        return KeyEvent(KeyCode::kRight);
-      case KEY_PPAGE:
-        return KeyEvent(KeyCode::kPageUp);
-      case KEY_NPAGE:
-        return KeyEvent(KeyCode::kPageDown);
-      case KEY_HOME:
-      case KEY_FIND:  // what some terminals (vt220, linux console keymaps) call Home ...
-        return KeyEvent(KeyCode::kHome);
-      case KEY_END:
-      case KEY_SELECT:  // ... and End
-        return KeyEvent(KeyCode::kEnd);
-      case KEY_BTAB:
-        return KeyEvent(KeyCode::kBackTab);
-      case KEY_ENTER:
-        return KeyEvent(KeyCode::kEnter);
-      case KEY_BACKSPACE:
-        return KeyEvent(KeyCode::kBackspace);
-      case KEY_RESIZE:
-        UpdateSize();
-        return KeyEvent(KeyCode::kResize);
-      case KEY_MOUSE:
-        return TranslateMouse();
-      default:
-        return std::nullopt;
-    }
-  }
-
-  static std::optional<InputEvent> TranslateMouse() {
-    MEVENT mouse{};
-    if (getmouse(&mouse) != OK) return std::nullopt;
-    InputEvent event;
-    if ((mouse.bstate & BUTTON4_PRESSED) != 0) {
-      event.code = KeyCode::kWheelUp;
-    } else if ((mouse.bstate & BUTTON5_PRESSED) != 0) {
-      event.code = KeyCode::kWheelDown;
-    } else if ((mouse.bstate & BUTTON1_PRESSED) != 0) {
-      event.code = KeyCode::kMouseClick;
-    } else if ((mouse.bstate & BUTTON1_RELEASED) != 0) {
-      event.code = KeyCode::kMouseRelease;
-    } else if ((mouse.bstate & REPORT_MOUSE_POSITION) != 0) {
-      event.code = KeyCode::kMouseDrag;
-    } else {
-      return std::nullopt;
-    }
-    event.x = mouse.x;
-    event.y = mouse.y;
-    return event;
   }
 
   SCREEN* screen_;

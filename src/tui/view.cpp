@@ -15,8 +15,6 @@ using namespace view_style;
 
 namespace {
 
-constexpr double kMinFraction = 0.05;
-constexpr double kMaxFraction = 0.9;
 // symon's process table: at most this share of the centre column (its rows and frame when fewer), and at
 // least this height (a line saying why nothing is listed).
 constexpr double kProcessTableRatio = 0.35;
@@ -45,6 +43,16 @@ LeetView::LeetView(LeetViewSettings settings)
   right_.columns = std::clamp(settings_.system_grid.columns, 1, 9);
 }
 
+void LeetView::SourceReplaced() {
+  groups_signature_.clear();
+  system_groups_.clear();
+  sidebar_groups_.clear();
+  history_groups_.clear();
+  placed_.clear();
+  media_.Reset();
+  shown_media_ = nullptr;
+}
+
 Screen LeetView::CurrentScreen() const {
   if (symon_shown_) return kSymonScreen;
   return shown_mode_ == LeetMode::kWorkspace ? kWorkspaceScreen : kRunScreen;
@@ -67,6 +75,7 @@ CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
   layout_ = {};
   run_count_ = model.mode == LeetMode::kWorkspace ? model.runs.size() : 0;
   symon_shown_ = model.symon;
+  if (model.symon) metrics_visible_ = true;  // symon is its charts: no key hides them
   // A workspace starts on its runs list; a run that is opened, on its charts. Each screen has its own grid.
   if (!shown_mode_ || *shown_mode_ != model.mode) {
     focus_ = model.mode == LeetMode::kWorkspace ? Pane::kLeft : Pane::kCentre;
@@ -88,6 +97,10 @@ CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
     PutCentred(grid, all, height / 2 - 1, "terminal too small", kBoldStyle);
     PutCentred(grid, all, height / 2, size + fmt::format(" (needs {}x{})", kMinWidth, kMinHeight), {});
     left_shown_ = right_shown_ = false;
+    console_.NotDrawn();
+    media_.NotDrawn();
+    processes_.NotDrawn();
+    help_visible_ = false;  // nothing to read it on: the next key is not spent closing it
     return grid;
   }
 
@@ -107,13 +120,21 @@ CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
 
   int left_width = left_visible_ ? SidebarWidth(width, settings_.left_sidebar_fraction, 22, 26, 44) : 0;
   int right_width = right_wanted ? SidebarWidth(width, settings_.right_sidebar_fraction, 26, 26, 64) : 0;
-  if (width - left_width - right_width < kMinCentreWidth) right_width = 0;
-  if (width - left_width - right_width < kMinCentreWidth) left_width = 0;
+  // The centre keeps kMinCentreWidth: a sidebar shrinks to fit (the right first) and gives way under
+  // kMinSidebarWidth.
+  const auto fit = [&](int& sidebar, int other) {
+    sidebar = std::min(sidebar, width - other - kMinCentreWidth);
+    if (sidebar < kMinSidebarWidth) sidebar = 0;
+  };
+  if (width - left_width - right_width < kMinCentreWidth) fit(right_width, left_width);
+  if (width - left_width - right_width < kMinCentreWidth) fit(left_width, right_width);
   left_shown_ = left_width > 0;
   right_shown_ = right_width > 0;
   const int body_height = height - 1;
   layout_.width = width;
   layout_.body_height = body_height;
+  layout_.left_width = left_width;
+  layout_.right_width = right_width;
   if (left_shown_) layout_.left_edge_x = left_width - 1;
   if (right_shown_) layout_.right_edge_x = width - right_width;
   if ((focus_ == Pane::kLeft && !left_shown_) || (focus_ == Pane::kRight && !right_shown_))
@@ -170,13 +191,20 @@ void LeetView::RenderCentre(CellGrid& grid, Rect area, const ViewModel& model,
       media_height = std::max(MediaPane::kMinHeight,
                               share(settings_.media_fraction, console_on ? 0.3 : MediaPane::kHeightRatio));
     }
-    if (body - console_height - media_height < kMinChartHeight + 1) media_height = 0;
-    if (body - console_height < kMinChartHeight + 1) console_height = 0;
+    // The grid keeps a chart's height: the media pane shrinks to fit, then the console; one squeezed
+    // under its smallest height is not drawn this frame.
+    const int room = body - kMinChartHeight - 1;
+    media_height = std::min(media_height, room - console_height);
+    if (media_height < MediaPane::kMinHeight) media_height = 0;
+    console_height = std::min(console_height, room - media_height);
+    if (console_height < ConsolePane::kMinHeight) console_height = 0;
   }
   const int metrics_height = body - media_height - console_height;
   const Rect metrics_area{area.x, area.y, area.width, metrics_height};
   const Rect media_area{area.x, area.y + metrics_height, area.width, media_height};
   const Rect console_area{area.x, area.y + metrics_height + media_height, area.width, console_height};
+  layout_.media_height = media_height;
+  layout_.console_height = console_height;
   if (metrics_visible_ && media_height > 0) layout_.media_edge_y = media_area.y;
   if (console_height > 0 && console_area.y > area.y) layout_.console_edge_y = console_area.y;
 

@@ -143,6 +143,9 @@ class LeetView {
   const ProcessTablePane& process_table() const { return processes_; }
   // The pane sizes a drag chose (0: the default), for the config to keep.
   const LeetViewSettings& settings() const { return settings_; }
+  // The source of view models was replaced (alt+r): the runs charted may sit where the old ones were, so the
+  // chart groups and the media shown are forgotten rather than matched by address.
+  void SourceReplaced();
 
  private:
   struct GridState {
@@ -175,6 +178,10 @@ class LeetView {
     int right_edge_x = -1;  // the right sidebar's first column
     int console_edge_y = -1;
     int media_edge_y = -1;
+    int left_width = 0;  // the panes' sizes, for the limits of a drag
+    int right_width = 0;
+    int media_height = 0;
+    int console_height = 0;
   };
 
   ViewAction RunCommand(Command command);

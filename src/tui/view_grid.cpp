@@ -17,14 +17,15 @@ using namespace view_style;
 
 namespace {
 
-// Percentage charts with more series than this start as heatmaps: a many-core CPU, a node of GPUs.
+// Percentage charts with this many series or more start as heatmaps: a many-core CPU, a node of 8 GPUs.
+// (W&B's LEET starts every chart as lines and offers the heatmap through `y` alone.)
 constexpr size_t kHeatmapSeries = 8;
 
 }  // namespace
 
 ChartMode LeetView::ModeOf(const runview::ChartGroup& group) const {
   if (const auto chosen = chart_modes_.find(group.id); chosen != chart_modes_.end()) return chosen->second;
-  return group.unit == "%" && group.members.size() > kHeatmapSeries ? ChartMode::kHeatmap
+  return group.unit == "%" && group.members.size() >= kHeatmapSeries ? ChartMode::kHeatmap
                                                                     : ChartMode::kLinear;
 }
 

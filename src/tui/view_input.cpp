@@ -8,6 +8,7 @@
 
 #include "core/utf8.hpp"
 #include "tui/view.hpp"
+#include "tui/view_style.hpp"
 
 namespace runmon::tui {
 namespace {
@@ -15,22 +16,26 @@ namespace {
 constexpr double kZoomStep = 0.6;
 constexpr double kMinZoomSpan = 5;       // seconds or steps
 constexpr size_t kMaxFilterBytes = 256;  // a pattern, not a paste of a file
-constexpr double kMinDragFraction = 0.05;
-constexpr double kMaxDragFraction = 0.9;
 
 bool Inside(const Rect& r, int x, int y) {
   return x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height;
 }
 
 double DragFraction(double cells, double total) {
-  return total <= 0 ? 0 : std::clamp(cells / total, kMinDragFraction, kMaxDragFraction);
+  return total <= 0 ? 0 : std::clamp(cells / total, view_style::kMinFraction, view_style::kMaxFraction);
 }
 
 }  // namespace
 
 ViewAction LeetView::Handle(const InputEvent& event) {
   if (event.code == KeyCode::kCtrlC) return ViewAction::kQuit;
-  if (event.code == KeyCode::kResize) return ViewAction::kRedraw;
+  // A drag ends on its release wherever that comes (over the help, while a filter is typed) and on a resize.
+  if (event.code == KeyCode::kMouseRelease || event.code == KeyCode::kResize) {
+    const bool was_dragging = dragging_ != Edge::kNone;
+    dragging_ = Edge::kNone;
+    if (event.code == KeyCode::kResize || was_dragging) return ViewAction::kRedraw;
+    return ViewAction::kNone;
+  }
   if (editing_ != FilterTarget::kNone) return HandleFilterInput(event);
   if (help_visible_) {
     // Arrows, pages and the wheel scroll the help; q quits; any other key closes it.
@@ -158,6 +163,8 @@ ViewAction LeetView::RunCommand(Command command) {
       if (!left_visible_ && focus_ == Pane::kLeft) focus_ = Pane::kCentre;
       return ViewAction::kRedraw;
     case Command::kToggleRight:
+      // With the system charts in the centre there is no sidebar to show or hide.
+      if (!centre_shows_history_ && metrics_visible_) return ViewAction::kNone;
       right_visible_ = !right_visible_;
       if (!right_visible_ && focus_ == Pane::kRight) focus_ = Pane::kCentre;
       return ViewAction::kRedraw;
@@ -208,9 +215,18 @@ ViewAction LeetView::RunCommand(Command command) {
     case Command::kRight:
       return Move(1, 0);
     case Command::kNextPage:
-      return Page(1);
-    case Command::kPreviousPage:
-      return Page(-1);
+    case Command::kPreviousPage: {
+      const int delta = command == Command::kNextPage ? 1 : -1;
+      if (focus_ == Pane::kMedia) {
+        media_.Page(delta);
+        return ViewAction::kRedraw;
+      }
+      if (focus_ == Pane::kProcesses) {
+        processes_.Page(delta);
+        return ViewAction::kRedraw;
+      }
+      return Page(delta);
+    }
     case Command::kFirst:
     case Command::kLast:
       return FirstOrLast(command == Command::kLast);
@@ -224,35 +240,42 @@ ViewAction LeetView::RunCommand(Command command) {
 
 ViewAction LeetView::HandleMouse(const InputEvent& event) {
   const Layout& layout = layout_;
-  if (event.code == KeyCode::kMouseRelease) {
-    const bool was_dragging = dragging_ != Edge::kNone;
-    dragging_ = Edge::kNone;
-    return was_dragging ? ViewAction::kRedraw : ViewAction::kNone;
-  }
   if (event.code == KeyCode::kMouseDrag) {
+    // A pane follows the pointer as far as its neighbours keep their smallest sizes: the centre its width
+    // beside the other sidebar, the grid a chart's height beside the other pane below it.
+    const int grid_room = layout.body_height - view_style::kMinChartHeight - 1;
     switch (dragging_) {
       case Edge::kNone:
         return ViewAction::kNone;
-      case Edge::kLeftSidebar:
-        settings_.left_sidebar_fraction = DragFraction(event.x + 1, layout.width);
+      case Edge::kLeftSidebar: {
+        const int widest = layout.width - layout.right_width - view_style::kMinCentreWidth;
+        settings_.left_sidebar_fraction = DragFraction(std::min(event.x + 1, widest), layout.width);
         break;
-      case Edge::kRightSidebar:
-        settings_.right_sidebar_fraction = DragFraction(layout.width - event.x, layout.width);
+      }
+      case Edge::kRightSidebar: {
+        const int widest = layout.width - layout.left_width - view_style::kMinCentreWidth;
+        settings_.right_sidebar_fraction = DragFraction(std::min(layout.width - event.x, widest), layout.width);
         break;
-      case Edge::kConsole:
-        settings_.console_logs_fraction = DragFraction(layout.body_height - event.y, layout.body_height);
+      }
+      case Edge::kConsole: {
+        const int tallest = grid_room - layout.media_height;
+        settings_.console_logs_fraction =
+            DragFraction(std::min(layout.body_height - event.y, tallest), layout.body_height);
         break;
+      }
       case Edge::kMedia: {
         // The media pane's top edge: its height is what lies between the pointer and the console pane.
-        const int below = console_.area().empty() ? layout.body_height : console_.area().y;
-        settings_.media_fraction = DragFraction(below - event.y, layout.body_height);
+        const int below = layout.body_height - layout.console_height;
+        const int tallest = grid_room - layout.console_height;
+        settings_.media_fraction = DragFraction(std::min(below - event.y, tallest), layout.body_height);
         break;
       }
     }
     return ViewAction::kRedraw;
   }
   if (event.code == KeyCode::kMouseClick) {
-    // A press on a pane's edge starts a drag; the release ends it.
+    // A press on a pane's edge starts a drag (a press anywhere else ends one whose release was lost).
+    dragging_ = Edge::kNone;
     if (event.y < layout.body_height) {
       if (event.x == layout.left_edge_x) dragging_ = Edge::kLeftSidebar;
       if (event.x == layout.right_edge_x) dragging_ = Edge::kRightSidebar;
@@ -414,8 +437,9 @@ void LeetView::CycleFocus(int direction) {
   if (right_shown_) panes.push_back(Pane::kRight);
   if (panes.empty()) return;
   const auto it = std::find(panes.begin(), panes.end(), focus_);
-  const auto position = static_cast<int>(it == panes.end() ? 0 : it - panes.begin());
   const int count = static_cast<int>(panes.size());
+  // From a pane not in the cycle, tab goes to the first pane and shift+tab to the last.
+  const int position = it != panes.end() ? static_cast<int>(it - panes.begin()) : direction > 0 ? -1 : count;
   focus_ = panes[static_cast<size_t>(((position + direction) % count + count) % count)];
 }
 

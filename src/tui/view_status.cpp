@@ -57,7 +57,7 @@ void LeetView::RenderHelp(CellGrid& grid) {
   for (const KeyBinding& binding : KeyBindings()) {
     if ((binding.screens & screen) != 0 && !binding.keys.empty()) rows.push_back(&binding);
   }
-  const int width = std::min(grid.width() - 2, 60);
+  const int width = std::min(grid.width() - 2, 66);
   const int height = std::min(grid.height() - 2, static_cast<int>(rows.size()) + 4);
   const Rect box{(grid.width() - width) / 2, (grid.height() - height) / 2, width, height};
   grid.Fill(box, U' ', {});

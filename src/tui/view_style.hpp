@@ -16,6 +16,10 @@ constexpr int kMinHeight = 12;
 constexpr int kMinCentreWidth = 28;
 constexpr int kMinChartWidth = 20;
 constexpr int kMinChartHeight = 6;
+constexpr int kMinSidebarWidth = 20;  // a sidebar squeezed below this gives way instead
+// The shares of the terminal a pane edge can be dragged to (and a config can give).
+constexpr double kMinFraction = 0.05;
+constexpr double kMaxFraction = 0.9;
 
 // Series colours (xterm-256): distinct on dark and light backgrounds.
 constexpr std::array<int16_t, 10> kPalette = {75, 209, 114, 204, 141, 221, 80, 174, 147, 186};

@@ -220,8 +220,10 @@ class LeetScreenTest(LeetTestBase):
         pane = self.open(self.run_dir())
         pane.wait_for_text("Run overview", "Process CPU")
         pane.send_keys("h")
-        screen = pane.wait_for_text("┌ Keys ", "this help (any key closes it)")
+        screen = pane.wait_for_text("┌ Keys ", "this help (arrows scroll, other keys close)")
         self.assertIn("Run overview", screen)  # an overlay on the frame
+        pane.send_keys("PageDown")  # scrolls, does not close
+        pane.wait_for_text("┌ Keys ", "resize a pane by its edge")
         pane.send_keys("x")
         pane.wait_for_no_text("┌ Keys ", "this help")
         screen = pane.wait_for_text("Run overview", "Process CPU", "h help")

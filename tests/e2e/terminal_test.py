@@ -63,9 +63,9 @@ class TerminalTest(unittest.TestCase):
             pane.kill_server()
         self.tmp.cleanup()
 
-    def start(self, env=None, **size):
+    def start(self, env=None, term=None, **size):
         directory = tempfile.mkdtemp(dir=self.tmp.name)
-        pane = ProbePane(directory, self.TERM, env=env, **size)
+        pane = ProbePane(directory, term or self.TERM, env=env, **size)
         self.panes.append(pane)
         pane.wait_for_frame()
         return pane
@@ -160,6 +160,12 @@ class TerminalTest(unittest.TestCase):
         pane.wait_for_events("ctrl-o", "ctrl-backslash", "ctrl-slash")
         pane.send_keys("Up")  # an escape sequence is still its key
         pane.wait_for_events("ctrl-slash", "up")
+        # Sequences the terminal database does not know, alone or after a second escape (alt+arrow on some
+        # terminals), are dropped whole: no escape key, no alt+[, no stray characters.
+        pane.send_bytes(b"\x1b[1;9Q")
+        pane.send_bytes(b"\x1b\x1b[A")
+        pane.type_text("z")
+        pane.wait_for_events("up", "char 'z'")
 
     def test_resize_is_reported_and_redrawn(self):
         pane = self.start()
@@ -213,6 +219,21 @@ class TerminalTest(unittest.TestCase):
 class TerminalTest256Colours(TerminalTest):
     TERM = "tmux-256color"
     ORANGE = ("38;5;208", "48;5;236")
+
+    @unittest.skipUnless(terminfo_has("xterm-256color"), "no terminfo entry for xterm-256color")
+    def test_sgr_mouse_reports(self):
+        # xterm's entry has SGR mouse reports (ESC [ < b ; x ; y, M for a press or motion, m for a release,
+        # coordinates from 1); only the mouse is checked, since tmux sends its own keys whatever TERM says.
+        pane = self.start(term="xterm-256color")
+        pane.send_bytes(b"\x1b[<64;11;6M")
+        pane.wait_for_events("wheel-up 10 5")
+        pane.send_bytes(b"\x1b[<0;21;3M")
+        pane.wait_for_events("wheel-up 10 5", "click 20 2")
+        pane.send_bytes(b"\x1b[<32;26;5M")  # motion with button 1 held
+        pane.wait_for_events("click 20 2", "drag 25 4")
+        pane.send_bytes(b"\x1b[<0;26;5m")
+        pane.wait_for_events("drag 25 4", "release 25 4")
+
 
 
 class NoTerminalTest(unittest.TestCase):

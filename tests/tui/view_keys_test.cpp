@@ -379,6 +379,104 @@ TEST_F(ViewTest, DraggingEdgesResizesPanesAndZeroResets) {
   ExpectSameFrame(view.Render(vm, 160, 48).ToString(), before);
 }
 
+TEST_F(ViewTest, DragsStopWhereTheNeighboursKeepTheirSmallestSizes) {
+  RunLogBuilder builder = WithHistory(TrainingRun(false));
+  for (int i = 0; i < 5; ++i) builder.Output(kStart + i, false, "line " + std::to_string(i) + "\n");
+  const runview::RunModel model = Ingest(builder);
+  ViewModel vm = SingleRun(model, runview::RunState::kRunning);
+  vm.console = &model.console();
+  LeetView view;
+  Press(view, "4");
+  CellGrid grid = view.Render(vm, 160, 48);
+  // The left edge dragged nearly to the right: the centre keeps 28 columns beside the right sidebar (41
+  // columns: 26 % of 160), and both sidebars stay.
+  view.Handle({KeyCode::kMouseClick, 0, 34, 10});
+  view.Handle({KeyCode::kMouseDrag, 0, 150, 10});
+  view.Handle({KeyCode::kMouseRelease, 0, 150, 10});
+  const std::string frame = view.Render(vm, 160, 48).ToString();
+  EXPECT_NE(frame.find(" System · "), std::string::npos);
+  EXPECT_NE(frame.find("Run overview"), std::string::npos);
+  EXPECT_DOUBLE_EQ(view.settings().left_sidebar_fraction, (160.0 - 41 - 28) / 160);
+  // The console's edge dragged to the top: the grid keeps a chart's height and the pane stays drawn.
+  Press(view, "0");
+  view.Render(vm, 160, 48);
+  const int top = view.console_pane().area().y;
+  view.Handle({KeyCode::kMouseClick, 0, 70, top});
+  view.Handle({KeyCode::kMouseDrag, 0, 70, 0});
+  view.Handle({KeyCode::kMouseRelease, 0, 70, 0});
+  view.Render(vm, 160, 48);
+  EXPECT_EQ(view.console_pane().area().y, 7);  // a 6-row chart under the grid's header row
+  // A config's 0.9 share does not hide the pane either: it shrinks to fit.
+  LeetViewSettings settings;
+  settings.console_logs_visible = true;
+  settings.console_logs_fraction = 0.9;
+  LeetView configured(settings);
+  configured.Render(vm, 160, 48);
+  EXPECT_EQ(configured.console_pane().area().y, 7);
+}
+
+TEST_F(ViewTest, ADragEndsOnItsReleaseWhereverItComes) {
+  const runview::RunModel model = Ingest(WithHistory(TrainingRun()));
+  const ViewModel vm = SingleRun(model);
+  LeetView view;
+  view.Render(vm, 160, 48);
+  // A press on the left edge, the help opened, the release over it: the drag is over.
+  view.Handle({KeyCode::kMouseClick, 0, 34, 10});
+  Press(view, "h");
+  EXPECT_EQ(view.Handle({KeyCode::kMouseRelease, 0, 40, 10}), ViewAction::kRedraw);
+  view.Handle(KeyEvent(KeyCode::kEscape));
+  EXPECT_EQ(view.Handle({KeyCode::kMouseDrag, 0, 80, 10}), ViewAction::kNone);
+  EXPECT_EQ(view.settings().left_sidebar_fraction, 0);
+  // The same while a filter is typed; and a lost release is forgotten at the next press.
+  view.Handle({KeyCode::kMouseClick, 0, 34, 10});
+  Press(view, "/");
+  view.Handle({KeyCode::kMouseRelease, 0, 40, 10});
+  view.Handle(KeyEvent(KeyCode::kEnter));
+  EXPECT_EQ(view.Handle({KeyCode::kMouseDrag, 0, 80, 10}), ViewAction::kNone);
+  view.Handle({KeyCode::kMouseClick, 0, 34, 10});
+  view.Handle({KeyCode::kMouseClick, 0, 90, 20});  // the release was lost; a press elsewhere
+  EXPECT_EQ(view.Handle({KeyCode::kMouseDrag, 0, 80, 10}), ViewAction::kNone);
+  EXPECT_EQ(view.settings().left_sidebar_fraction, 0);
+}
+
+TEST_F(ViewTest, TheHelpOfEachScreenListsItsRows) {
+  const runview::RunModel model;  // no charts behind the help: its rows are all the text there is
+  for (const Screen screen : {kRunScreen, kWorkspaceScreen, kSymonScreen}) {
+    ViewModel vm = SingleRun(model);
+    vm.mode = screen == kWorkspaceScreen ? LeetMode::kWorkspace : LeetMode::kSingleRun;
+    vm.symon = screen == kSymonScreen;
+    LeetView view;
+    view.Render(vm, 100, 30);
+    Press(view, "h");
+    std::string all;
+    for (int i = 0; i < 8; ++i) {
+      all += view.Render(vm, 100, 30).ToString();
+      view.Handle(KeyEvent(KeyCode::kPageDown));
+    }
+    for (const KeyBinding& binding : KeyBindings()) {
+      if (binding.keys.empty()) continue;
+      const bool listed = all.find("│ " + std::string(binding.keys) + " ") != std::string::npos;
+      EXPECT_EQ(listed, (binding.screens & screen) != 0) << binding.keys << " on screen " << int{screen};
+    }
+  }
+}
+
+TEST_F(ViewTest, TabFromAPaneOutsideTheCycleGoesToTheFirst) {
+  const runview::RunModel model = Ingest(WithHistory(TrainingRun()));
+  const ViewModel vm = SingleRun(model);
+  LeetView view;
+  Press(view, "1");  // the grid hidden: the centre is not in the cycle
+  view.Render(vm, 160, 48);
+  view.Handle(KeyEvent(KeyCode::kTab));
+  EXPECT_EQ(view.focus(), Pane::kLeft);
+  Press(view, "1");
+  view.Render(vm, 160, 48);
+  Press(view, "1");
+  view.Render(vm, 160, 48);
+  view.Handle(KeyEvent(KeyCode::kBackTab));
+  EXPECT_EQ(view.focus(), Pane::kRight);
+}
+
 TEST_F(ViewTest, SettingsStartTheViewAndGridKeysAreKeptInThem) {
   const runview::RunModel model = Ingest(WithHistory(TrainingRun()));
   LeetViewSettings settings;
