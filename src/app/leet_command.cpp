@@ -13,6 +13,7 @@
 #include "app/leet_config_command.hpp"
 #include "app/symon_source.hpp"
 #include "core/wall_clock.hpp"
+#include "media/image.hpp"
 #include "modules/module_loader.hpp"
 #include "tui/key_table.hpp"
 #include "tui/leet_path.hpp"
@@ -37,8 +38,20 @@ bool ParseSize(const std::string& text, int& width, int& height) {
          height <= 1000;
 }
 
+// The media pane's decoder, from the image module (libpng and libjpeg are mapped only then); a module that
+// cannot be loaded leaves the pane saying why in each tile.
+void UseImageModule(tui::LeetView& view) {
+  auto module = LoadModule<media::ImageModule>();
+  if (module) {
+    view.SetImageDecoder((*module)->decode, {});
+  } else {
+    view.SetImageDecoder(nullptr, module.error());
+  }
+}
+
 int PrintFrame(tui::LeetSession& session, int width, int height, const tui::LeetViewSettings& settings) {
   tui::LeetView view(settings);
+  UseImageModule(view);
   session.Work(Clock::now(), std::chrono::seconds(10));  // a workspace's summaries
   // Building a frame's model opens the runs it charts (a workspace's run under the cursor): then read them.
   (void)session.BuildViewModel(view, WallSeconds());
@@ -65,6 +78,7 @@ int RunLoop(std::unique_ptr<Source> source, Restart restart, const tui::LeetView
   }
   tui::Terminal& screen = **terminal;
   tui::LeetView view(settings);
+  UseImageModule(view);
   bool dirty = true;
   bool clock_matters = true;
   std::string restart_failure;

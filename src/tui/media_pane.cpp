@@ -435,7 +435,9 @@ const MediaPane::Cached& MediaPane::Lookup(const runview::MediaLog& log, const r
   if (!bytes) {
     cached.content = bytes.error();
     cached.retry_after_version = log.version();
-  } else if (auto decoded = media::DecodeImage(*bytes); !decoded) {
+  } else if (decoder_ == nullptr) {
+    cached.content = "images are not shown: " + decoder_missing_;
+  } else if (auto decoded = decoder_(*bytes, media::DecodeLimits{}); !decoded) {
     cached.content = decoded.error();
   } else {
     const media::Size fit = media::FitWithin(decoded->width, decoded->height, columns, rows * 2);

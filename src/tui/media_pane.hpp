@@ -19,10 +19,11 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
-#include "media/image_decode.hpp"
+#include "media/image.hpp"
 #include "runview/media_log.hpp"
 #include "tui/cell_grid.hpp"
 #include "tui/input.hpp"
@@ -49,6 +50,12 @@ class MediaPane {
   // The grid asked for (`runmon leet config`'s media grid); the pane shows fewer tiles when they would be
   // smaller than kTileMinWidth x kTileMinHeight.
   void SetGrid(int rows, int columns);
+
+  // What decodes the files (the image module's decoder); without one a tile says why (`missing`).
+  void SetDecoder(media::ImageDecoder decoder, std::string missing = {}) {
+    decoder_ = decoder;
+    decoder_missing_ = std::move(missing);
+  }
 
   // `log` may be null (no run open).
   void Render(CellGrid& grid, Rect area, const runview::MediaLog* log, bool focused);
@@ -98,6 +105,8 @@ class MediaPane {
   const Cached& Lookup(const runview::MediaLog& log, const runview::ImageFile& image, int columns, int rows);
   void UpdateStatus(const runview::MediaLog::Entry* entry);
 
+  media::ImageDecoder decoder_ = nullptr;
+  std::string decoder_missing_ = "no image decoder";
   bool visible_ = false;
   bool linked_ = false;
   bool fullscreen_ = false;

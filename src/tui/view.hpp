@@ -17,6 +17,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "runview/metric_groups.hpp"
@@ -146,6 +147,10 @@ class LeetView {
   // The source of view models was replaced (alt+r): the runs charted may sit where the old ones were, so the
   // chart groups and the media shown are forgotten rather than matched by address.
   void SourceReplaced();
+  // What the media pane decodes images with (the app loads the image module); see MediaPane::SetDecoder.
+  void SetImageDecoder(media::ImageDecoder decoder, std::string missing) {
+    media_.SetDecoder(decoder, std::move(missing));
+  }
 
  private:
   struct GridState {

@@ -4,6 +4,8 @@
 // in their tile; decoding happens once per image and size (the cache), and only for the tiles shown.
 #include "tui/media_pane.hpp"
 
+#include "media/image_decode.hpp"
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -27,6 +29,13 @@ const fs::path kRun = fs::path(RUNMON_FIXTURES_DIR) / "media" / "run-20261203_14
 
 fs::path Golden(const std::string& name) {
   return fs::path(RUNMON_FIXTURES_DIR) / "tui" / (name + ".txt");
+}
+
+// A pane with the image module's decoder, linked in.
+MediaPane DecodingPane() {
+  MediaPane pane;
+  pane.SetDecoder(&media::DecodeImage);
+  return pane;
 }
 
 runview::MediaLog FixtureLog() {
@@ -88,7 +97,7 @@ TEST(NearestXtermColor, MapsToTheCubeAndTheGreyRamp) {
 
 TEST(MediaPane, GoldenFramesOfTheFixtureRun) {
   const runview::MediaLog log = FixtureLog();
-  MediaPane pane;
+  MediaPane pane = DecodingPane();
   CellGrid grid(60, 14);
   pane.Render(grid, grid.bounds(), &log, true);
   test::ExpectGolden(Golden("media-60x14"), grid.ToString());
@@ -104,7 +113,7 @@ TEST(MediaPane, GoldenFramesOfTheFixtureRun) {
 
 TEST(MediaPane, ScrubsOneKeyOrAllLinked) {
   const runview::MediaLog log = FixtureLog();
-  MediaPane pane;
+  MediaPane pane = DecodingPane();
   Frame(pane, &log, true);
   EXPECT_TRUE(pane.HandleKey(CharacterEvent(U'd')));  // select samples
   EXPECT_EQ(pane.selected(), 1u);
@@ -141,7 +150,7 @@ TEST(MediaPane, ScrubsOneKeyOrAllLinked) {
 TEST(MediaPane, PagesSelectsAndGoesFullscreen) {
   runview::MediaLog log = FixtureLog();
   log.Add("zeta", 1, {.path = "media/images/none.png", .format = "png"});
-  MediaPane pane;
+  MediaPane pane = DecodingPane();
   pane.SetGrid(1, 2);
   std::string frame = Frame(pane, &log, true);
   EXPECT_NE(frame.find("[1-2 of 3]"), std::string::npos);
@@ -183,7 +192,7 @@ TEST(MediaPane, SaysWhyAnImageIsNotShown) {
   log.Add("a corrupt", 1, {.path = "media/corrupt.png", .format = "png"});
   log.Add("b gif", 1, {.path = "media/anim.gif", .format = "gif"});
   log.Add("c huge", 1, {.path = "media/huge.png", .format = "png"});
-  MediaPane pane;
+  MediaPane pane = DecodingPane();
   pane.SetGrid(1, 3);
   const std::string frame = Frame(pane, &log, false, 90, 12);
   EXPECT_NE(frame.find("png: "), std::string::npos) << frame;
@@ -208,7 +217,7 @@ TEST(MediaPane, RereadsAMissingFileWhenTheLogMovesOn) {
   runview::MediaLog log;
   log.set_run_directory(root);
   log.Add("late", 1, {.path = "media/late.png", .format = "png"});
-  MediaPane pane;
+  MediaPane pane = DecodingPane();
   EXPECT_NE(Frame(pane, &log, false).find("No such"), std::string::npos);
   fs::copy_file(kRun / "files" / "media" / "images" / "masks_5_3769d2d11e5cfad7aa14.png",
                 root / "files" / "media" / "late.png");

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "media/image_decode.hpp"
 #include "runview/media_log.hpp"
 #include "tui/key_table.hpp"
 #include "tui/view.hpp"
@@ -223,7 +224,11 @@ TEST_F(ViewTest, KeyThreeShowsTheMediaPaneBelowTheGrid) {
   media.Add("masks", 5, {.path = "media/images/masks_5_3769d2d11e5cfad7aa14.png", .format = "png"});
   ViewModel vm = SingleRun(model);
   vm.media = &media;
+  LeetView without_decoder;  // the image module not loaded: each tile says why
+  Press(without_decoder, "3");
+  EXPECT_NE(without_decoder.Render(vm, 160, 48).ToString().find("images are not shown"), std::string::npos);
   LeetView view;
+  view.SetImageDecoder(&media::DecodeImage, {});
   EXPECT_FALSE(view.media_pane().visible());
   Press(view, "3");
   ASSERT_TRUE(view.media_pane().visible());
