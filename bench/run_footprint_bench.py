@@ -14,7 +14,7 @@ and, to show what the optional parts cost once they are used:
   sample+scrape runmon sample --interval 0.1 with an OpenMetrics endpoint (libcurl) served on 127.0.0.1
 
 For each it prints VmRSS, RssAnon, RssFile and VmHWM in KiB, and which of the libraries that the lean
-processes must not map (libcurl, OpenSSL, cpp-httplib, ncursesw) it maps. Target: VmRSS <= 6 MB (6,144 KiB)
+processes must not map (libcurl, OpenSSL, cpp-httplib, ncursesw, libpng, libjpeg) it maps. Target: VmRSS <= 6 MB (6,144 KiB)
 for `run` and `sample` on a machine without accelerators; the exit status is 1 when it is missed.
 
 Usage: python3 bench/run_footprint_bench.py [--build build] [--peer PATH] [--settle S] [--json FILE]
@@ -35,8 +35,8 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET_KIB = 6 * 1024
 # Libraries a process that neither serves nor scrapes must not map.
-HEAVY_LIBRARIES = ("libcurl", "libssl", "libcrypto", "libcpp-httplib", "libncursesw", "libtinfo", "libsimdjson",
-                   "libgnutls", "libbrotli", "libnghttp2", "libssh2", "libldap", "libkrb5")
+HEAVY_LIBRARIES = ("libcurl", "libssl", "libcrypto", "libcpp-httplib", "libncursesw", "libtinfo", "libpng", "libjpeg",
+                   "libsimdjson", "libgnutls", "libbrotli", "libnghttp2", "libssh2", "libldap", "libkrb5")
 
 _started = []
 
