@@ -92,10 +92,12 @@ int RunLoop(std::unique_ptr<Source> source, Restart restart, const tui::LeetView
     if (dirty || (clock_matters && Clock::now() - last_draw >= kClockRedraw)) {
       auto model = source->BuildViewModel(view, WallSeconds());
       if (!restart_failure.empty()) model.warnings.insert(model.warnings.begin(), restart_failure);
-      clock_matters = model.loading || model.overview_state == runview::RunState::kRunning ||
-                      std::any_of(model.runs.begin(), model.runs.end(), [](const tui::RunListEntry& run) {
-                        return run.state == runview::RunState::kRunning;
-                      });
+      // symon's frames come with its samples, which carry the clock along.
+      clock_matters = !model.symon &&
+                      (model.loading || model.overview_state == runview::RunState::kRunning ||
+                       std::any_of(model.runs.begin(), model.runs.end(), [](const tui::RunListEntry& run) {
+                         return run.state == runview::RunState::kRunning;
+                       }));
       screen.Draw(view.Render(model, screen.width(), screen.height()));
       last_draw = Clock::now();
       dirty = false;

@@ -70,6 +70,8 @@ TEST(HostProcessReaderTest, RunRule) {
   EXPECT_EQ(found.at(502).run->child_command, "python train.py --lr 3e-4");
   EXPECT_FALSE(found.at(801).run.has_value()) << "runmonitor is not runmon";
   EXPECT_FALSE(found.at(600).run.has_value());
+  // 502's stat line ends at the start time: its RSS comes from statm instead.
+  EXPECT_EQ(found.at(502).rss_bytes, 3002u * 4096u);
 }
 
 TEST(HostProcessReaderTest, VanishedProcessIsLeftOut) {

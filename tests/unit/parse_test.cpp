@@ -240,6 +240,19 @@ TEST(ParsePidStat, CommWithSpacesAndParentheses) {
   EXPECT_EQ(stat->stime_ticks, 30u);
   EXPECT_EQ(stat->num_threads, 7);
   EXPECT_EQ(stat->start_time_ticks, 123456u);
+  EXPECT_EQ(stat->rss_pages, 500u);
+}
+
+TEST(ParsePidStat, ResidentPagesAreOptional) {
+  // Cut after the start time: the line parses, without its resident pages.
+  const auto cut = ParsePidStat("7 (x) S 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 99\n");
+  ASSERT_TRUE(cut.ok()) << cut.error();
+  EXPECT_EQ(cut->start_time_ticks, 99u);
+  EXPECT_FALSE(cut->rss_pages.has_value());
+  // A value that is not a count is no value; the rest still parses.
+  const auto bad = ParsePidStat("7 (x) S 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 99 4096 -3 0\n");
+  ASSERT_TRUE(bad.ok()) << bad.error();
+  EXPECT_FALSE(bad->rss_pages.has_value());
 }
 
 TEST(ParsePidStat, CommThatLooksLikeFields) {

@@ -113,7 +113,10 @@ std::map<long, HostProcess> HostProcessReader::Read(const std::vector<long>& pid
       process.cpu_percent = 100.0 * used / (now_seconds - before->second.seconds);
     }
     cpu_now[pid] = reading;
-    if (const auto statm = ReadFileToString(options_.paths.Proc(PidFile(pid, "statm")))) {
+    // stat's resident pages are statm's: one file fewer to open per process and listing.
+    if (stat->rss_pages) {
+      process.rss_bytes = PagesToBytes(*stat->rss_pages, options_.page_bytes);
+    } else if (const auto statm = ReadFileToString(options_.paths.Proc(PidFile(pid, "statm")))) {
       if (auto pages = ParsePidStatmResidentPages(*statm)) {
         process.rss_bytes = PagesToBytes(*pages, options_.page_bytes);
       }

@@ -28,7 +28,7 @@ Result<PidStat> ParsePidStat(std::string_view text) {
   std::string_view field;
   int number = 3;
   bool have_start = false;
-  while (fields.Next(field) && number <= 22) {
+  while (fields.Next(field) && number <= 24) {
     switch (number) {
       case 3:
         if (field.size() != 1) return Error{"/proc/PID/stat: bad state"};
@@ -66,6 +66,12 @@ Result<PidStat> ParsePidStat(std::string_view text) {
         if (!v) return Error{"/proc/PID/stat: bad start time"};
         stat.start_time_ticks = *v;
         have_start = true;
+        break;
+      }
+      case 24: {
+        // Resident pages, as statm's second field counts them; a bad value is no value, not a bad line.
+        const auto v = text::ParseI64(field);
+        if (v && *v >= 0) stat.rss_pages = static_cast<uint64_t>(*v);
         break;
       }
       default:

@@ -35,7 +35,8 @@ struct PidStat {
   uint64_t stime_ticks = 0;
   uint64_t children_cpu_ticks = 0;  // cutime + cstime: CPU of children this process has reaped
   long num_threads = 0;
-  uint64_t start_time_ticks = 0;  // since boot; with pid, identifies a process across PID reuse
+  uint64_t start_time_ticks = 0;      // since boot; with pid, identifies a process across PID reuse
+  std::optional<uint64_t> rss_pages;  // field 24 (absent in a line cut after the start time)
 
   uint64_t CpuTicks() const { return utime_ticks + stime_ticks; }  // never overflows (checked when parsed)
 };
