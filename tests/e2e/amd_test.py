@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 from http_e2e import dashboard_charts, exposition_with, free_port
-from runmon_e2e import RUNMON, run, samples
+from runmon_e2e import RUNMON, leet_frame, run, samples
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "..", "fixtures", "hosts", "amd-gpus")
@@ -57,7 +57,7 @@ class AmdTest(unittest.TestCase):
 
     def test_leet_and_the_dashboard_chart_them_as_gpus(self):
         run_dir = self.record()
-        frame = run("leet", "--print-frame", "200x50", run_dir)
+        frame = leet_frame(run_dir, "200x50")
         self.assertEqual(frame.returncode, 0, frame.stderr)
         for text in ("GPU utilization (%)", "GPU memory used (%)", "GPU temperature (°C)", "GPU power (W)",
                      "GPU 0 87%", "GPUs      4 x AMD INSTINCT MI250"):

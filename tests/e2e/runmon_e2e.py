@@ -2,6 +2,7 @@
 import json
 import os
 import subprocess
+import tempfile
 
 RUNMON = os.environ["RUNMON_BINARY"]
 
@@ -16,6 +17,16 @@ def run(*args, env=None, timeout=60, check=False):
         merged.update(env)
     return subprocess.run([RUNMON, *args], capture_output=True, text=True, env=merged, timeout=timeout,
                           check=check)
+
+
+def leet_frame(path, size, rows=9, columns=5):
+    """`runmon leet PATH --print-frame SIZE` with a settings file asking for a ROWSxCOLUMNS grid, so a run's
+    system charts fit one page (the centre shows them when the run logged no metrics, in catalog order)."""
+    with tempfile.TemporaryDirectory(prefix="rmframe") as directory:
+        config = os.path.join(directory, "leet.json")
+        with open(config, "w") as f:
+            json.dump({"metrics_grid": {"rows": rows, "cols": columns}}, f)
+        return run("leet", path, "--config", config, "--print-frame", size)
 
 
 def samples(stdout):

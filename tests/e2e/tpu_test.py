@@ -22,7 +22,7 @@ import time
 import unittest
 
 from http_e2e import dashboard_charts, exposition_with, free_port
-from runmon_e2e import RUNMON, run
+from runmon_e2e import RUNMON, leet_frame, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HOST = os.path.join(HERE, "..", "fixtures", "hosts", "debian12-vm")
@@ -298,7 +298,7 @@ class TpuTest(unittest.TestCase):
             _, errors = runner.communicate(timeout=60)
             self.assertEqual(runner.returncode, 0, errors)
         (run_dir,) = glob.glob(os.path.join(self.wandb, "run-*-tpuexport"))
-        frame = run("leet", "--print-frame", "200x60", run_dir)
+        frame = leet_frame(run_dir, "200x60")
         self.assertEqual(frame.returncode, 0, frame.stderr)
         self.assertIn("TPU Duty Cycle", frame.stdout)
         charts = dashboard_charts(RUNMON, self.wandb, run_dir)
