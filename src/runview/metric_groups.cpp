@@ -10,6 +10,7 @@
 
 #include "core/catalog.hpp"
 #include "core/utf8.hpp"
+#include "runview/media_log.hpp"
 
 namespace runmon::runview {
 namespace {
@@ -36,37 +37,6 @@ bool AllDigits(std::string_view text) {
 }
 
 constexpr int kOtherOrder = 1 << 20;
-
-// "gpu.2.temp" before "gpu.10.temp": runs of digits compare as numbers, the rest byte by byte.
-bool NaturalLess(std::string_view a, std::string_view b) {
-  size_t i = 0;
-  size_t j = 0;
-  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  while (i < a.size() && j < b.size()) {
-    if (digit(a[i]) && digit(b[j])) {
-      size_t a_end = i;
-      size_t b_end = j;
-      while (a_end < a.size() && digit(a[a_end])) ++a_end;
-      while (b_end < b.size() && digit(b[b_end])) ++b_end;
-      // Leading zeros aside, the longer run is the larger number; equal lengths compare as text.
-      size_t a_start = i;
-      size_t b_start = j;
-      while (a_start + 1 < a_end && a[a_start] == '0') ++a_start;
-      while (b_start + 1 < b_end && b[b_start] == '0') ++b_start;
-      const std::string_view a_number = a.substr(a_start, a_end - a_start);
-      const std::string_view b_number = b.substr(b_start, b_end - b_start);
-      if (a_number.size() != b_number.size()) return a_number.size() < b_number.size();
-      if (a_number != b_number) return a_number < b_number;
-      i = a_end;
-      j = b_end;
-      continue;
-    }
-    if (a[i] != b[j]) return a[i] < b[j];
-    ++i;
-    ++j;
-  }
-  return a.size() - i < b.size() - j;
-}
 
 std::vector<ChartGroup> BuildGroups(std::span<const RunModel* const> runs,
                                     std::span<const std::string> labels, bool history) {
@@ -100,12 +70,13 @@ std::vector<ChartGroup> BuildGroups(std::span<const RunModel* const> runs,
   result.reserve(groups.size());
   for (auto& [sort_key, group] : groups) {
     // Series in their run's order, each run's keys in natural order: Core 2 before Core 10.
-    std::stable_sort(group.members.begin(), group.members.end(),
-                     [](const ChartMember& a, const ChartMember& b) {
-                       if (a.run != b.run) return a.run < b.run;
-      if (NaturalLess(a.key, b.key) || NaturalLess(b.key, a.key)) return NaturalLess(a.key, b.key);
-      return a.key < b.key;  // "gpu.09" and "gpu.9": the same number, ordered as text
-                     });
+    std::stable_sort(
+        group.members.begin(), group.members.end(), [](const ChartMember& a, const ChartMember& b) {
+          if (a.run != b.run) return a.run < b.run;
+          const int order = CompareNatural(a.key, b.key);
+          return order != 0 ? order < 0
+                            : a.key < b.key;  // "gpu.09" and "gpu.9": the same number, ordered as text
+        });
     result.push_back(std::move(group));
   }
   return result;
