@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "tui/color_scheme.hpp"
 #include "tui/value_format.hpp"
 
 namespace runmon::tui {
@@ -26,9 +27,6 @@ constexpr int16_t kFocusColor = 14;  // bright cyan, as line charts
 constexpr Style kDimStyle{kDefaultColor, kDefaultColor, kDim};
 constexpr size_t kSamplesPerBucket = 32;
 constexpr int kMaxLabelWidth = 12;
-
-// Dark violet to yellow through blue and green (viridis, in xterm-256 colours).
-constexpr std::array<int16_t, 10> kRamp = {54, 55, 61, 25, 31, 30, 36, 71, 149, 226};
 
 std::string FormatX(double x, runview::XAxisKind kind) {
   return kind == runview::XAxisKind::kStep ? FormatStep(x) : FormatDuration(x);
@@ -52,10 +50,8 @@ double BucketMean(const runview::TimeSeries& data, size_t first, size_t last) {
 
 }  // namespace
 
-int16_t HeatmapColor(double percent) {
-  if (std::isnan(percent)) return kDefaultColor;
-  const double fraction = std::clamp(percent / 100.0, 0.0, 1.0);
-  return kRamp[static_cast<size_t>(std::lround(fraction * static_cast<double>(kRamp.size() - 1)))];
+int16_t HeatmapColor(double percent, std::span<const int16_t> ramp) {
+  return RampColor(ramp.empty() ? SchemeColors(kDefaultFrenchFriesColorScheme) : ramp, percent);
 }
 
 void DrawHeatmapChart(CellGrid& grid, Rect area, const ChartSpec& spec) {
@@ -109,7 +105,7 @@ void DrawHeatmapChart(CellGrid& grid, Rect area, const ChartSpec& spec) {
         const double mean = BucketMean(*series.data, first, last);
         if (std::isnan(mean)) continue;
         for (int row = 0; row < rows; ++row)
-          grid.Set(plot_x + column, y + row, U'█', Style{HeatmapColor(mean)});
+          grid.Set(plot_x + column, y + row, U'█', Style{HeatmapColor(mean, spec.heat_ramp)});
       }
     }
     y += rows;

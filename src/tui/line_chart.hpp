@@ -6,6 +6,7 @@
 // and a focus highlight.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,8 @@ struct ChartSpec {
   // Background guides behind the series: none, dots on a 4x2 cell lattice, or lines at the plot's
   // quarters (LEET's off, dots, horizontal).
   enum class Guides : uint8_t { kOff, kDots, kLines } guides = Guides::kOff;
+  // Drawn as a heatmap: the ramp its buckets are coloured on, 0 % to 100 % (empty: viridis).
+  std::span<const int16_t> heat_ramp;
 };
 
 // Draws the chart inside `area` (border included). Areas too small for a plot show the title only, or

@@ -208,12 +208,14 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
     if (summary != summaries_.end() && summary->second.checked) {
       const runview::RunSummary& known = summary->second.summary;
       item.name = runview::ShortName(!known.overview.name.empty() ? known.overview.name : known.overview.id);
+      item.id = known.overview.id;
       item.state = known.verdict.state;
       item.damaged = !known.warning.empty();
     } else {
       item.summarised = false;
     }
     if (item.name.empty()) item.name = entry.id.empty() ? entry.directory_name : entry.id;
+    if (item.id.empty()) item.id = entry.id;
     model.runs.push_back(std::move(item));
   }
   // Why the run under the cursor is not a run (it is listed, never charted or opened).

@@ -48,6 +48,8 @@ void LeetView::SourceReplaced() {
   system_groups_.clear();
   sidebar_groups_.clear();
   history_groups_.clear();
+  plot_colors_.clear();
+  next_history_plot_color_ = next_system_plot_color_ = 0;
   placed_.clear();
   media_.Reset();
   shown_media_ = nullptr;
@@ -67,6 +69,14 @@ void LeetView::RefreshGroups(const ViewModel& model) {
   sidebar_groups_ = system_groups_;
   runview::SortForSidebar(sidebar_groups_);
   history_groups_ = runview::GroupHistoryCharts(model.chart_runs, model.chart_run_labels);
+  // Per-plot colours, each chart's for good once it was seen: a chart that appears later takes the next.
+  for (const auto& group : history_groups_) {
+    if (plot_colors_.try_emplace("m " + group.id, next_history_plot_color_).second)
+      ++next_history_plot_color_;
+  }
+  for (const auto& group : sidebar_groups_) {
+    if (plot_colors_.try_emplace("s " + group.id, next_system_plot_color_).second) ++next_system_plot_color_;
+  }
 }
 
 CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
@@ -90,6 +100,7 @@ CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
   }
   if (run_count_ > 0 && run_cursor_ >= run_count_) run_cursor_ = run_count_ - 1;
   RefreshGroups(model);
+  AssignRunColors(model);
 
   if (width < kMinWidth || height < kMinHeight) {
     const Rect all = grid.bounds();

@@ -23,6 +23,7 @@
 #include "runview/metric_groups.hpp"
 #include "runview/run_model.hpp"
 #include "tui/cell_grid.hpp"
+#include "tui/color_scheme.hpp"
 #include "tui/console_pane.hpp"
 #include "tui/input.hpp"
 #include "tui/key_table.hpp"
@@ -37,12 +38,14 @@ class MediaLog;  // runview/media_log.hpp: the images a run logged
 
 namespace runmon::tui {
 
-// What a LeetView starts with: grid sizes, which panes show, the chart guides and the panes' sizes (from
-// `runmon leet config`; the defaults are LEET's).
+// What a LeetView starts with: grid sizes, which panes show, the chart guides, the panes' sizes and the
+// colours (from `runmon leet config`; the defaults are LEET's). The view keeps it current as the user
+// changes the layout (settings()), so the app can write it back to the config as W&B's LEET does.
 struct LeetViewSettings {
   struct Grid {
     int rows = 4;
     int columns = 3;
+    friend bool operator==(const Grid&, const Grid&) = default;
   };
   Grid metrics_grid{4, 3};
   Grid system_grid{6, 2};
@@ -60,6 +63,15 @@ struct LeetViewSettings {
   double right_sidebar_fraction = 0;
   double console_logs_fraction = 0;
   double media_fraction = 0;
+  // Colour schemes (indices into ColorSchemeNames()) and modes; see color_scheme.hpp.
+  int color_scheme = kDefaultColorScheme;  // logged metrics, runs
+  int per_plot_color_scheme = kDefaultPerPlotColorScheme;
+  int tag_color_scheme = kDefaultColorScheme;
+  int system_color_scheme = kDefaultColorScheme;
+  int french_fries_color_scheme = kDefaultFrenchFriesColorScheme;
+  ColorMode single_run_color_mode = ColorMode::kPerSeries;
+  ColorMode system_color_mode = ColorMode::kPerSeries;
+  friend bool operator==(const LeetViewSettings&, const LeetViewSettings&) = default;
 };
 
 struct RunListEntry {
@@ -69,6 +81,7 @@ struct RunListEntry {
   bool selected = false;
   bool summarised = true;  // false: not read yet (state unknown)
   bool damaged = false;    // damage was seen in the log (shown with a warning mark)
+  std::string id = {};     // the run's id (its colour derives from it)
 };
 
 struct ViewModel {
@@ -142,8 +155,11 @@ class LeetView {
   const ConsolePane& console_pane() const { return console_; }
   const MediaPane& media_pane() const { return media_; }
   const ProcessTablePane& process_table() const { return processes_; }
-  // The pane sizes a drag chose (0: the default), for the config to keep.
+  // The settings as the user left them: grid sizes (r/c), guides (g), pane sizes (a drag; 0 the default,
+  // after `0`) and, in a single run's view, which panes show (1-4, [, ]): what the config keeps.
   const LeetViewSettings& settings() const { return settings_; }
+  // A pane edge is being dragged (the sizes are still changing).
+  bool dragging() const { return dragging_ != Edge::kNone; }
   // The source of view models was replaced (alt+r): the runs charted may sit where the old ones were, so the
   // chart groups and the media shown are forgotten rather than matched by address.
   void SourceReplaced();
@@ -203,14 +219,18 @@ class LeetView {
   ViewAction Zoom(const std::string& chart_id, bool in);
   ViewAction CycleChartMode();
   ChartMode ModeOf(const runview::ChartGroup& group) const;
+  void AssignRunColors(const ViewModel& model);
+  void ColorSeries(const runview::ChartGroup& group, ChartSpec& spec) const;
   GridState* FocusedGrid();
   const PlacedChart* FocusedChart() const;
   void CycleFocus(int direction);
+  void KeepPanesShown();
   void RefreshGroups(const ViewModel& model);
   Screen CurrentScreen() const;
 
   void RenderLeft(CellGrid& grid, Rect area, const ViewModel& model);
   void RenderOverview(CellGrid& grid, Rect area, const ViewModel& model);
+  void RenderTags(CellGrid& grid, int x, int y, int end_x, const std::vector<std::string>& tags) const;
   void RenderRunsList(CellGrid& grid, Rect area, const ViewModel& model);
   void RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::string& heading,
                   const std::vector<const runview::ChartGroup*>& charts, const runview::MetricFilter& filter,
@@ -264,6 +284,14 @@ class LeetView {
   std::vector<runview::ChartGroup> system_groups_;   // catalog order
   std::vector<runview::ChartGroup> sidebar_groups_;  // sidebar order
   std::vector<runview::ChartGroup> history_groups_;
+
+  // Colours (color_scheme.hpp): the charted runs' own (this frame; their ids beside them for the runs
+  // list), and each chart's per-plot colour, given in the order the charts first appear (W&B's).
+  std::vector<int16_t> run_colors_;
+  std::vector<std::string> run_color_ids_;
+  std::map<std::string, size_t> plot_colors_;  // "m " or "s " (metrics, system) + chart id -> its index
+  size_t next_history_plot_color_ = 0;
+  size_t next_system_plot_color_ = 0;
 };
 
 }  // namespace runmon::tui

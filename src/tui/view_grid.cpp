@@ -1,11 +1,17 @@
 // The view's chart grids (see view.hpp): a page of charts in rows and columns, one x range for the page,
-// each chart drawn in its mode (line, log, heatmap) with the guides chosen.
+// each chart drawn in its mode (line, log, heatmap) with the guides chosen, in the config's colours. The
+// colour rules are W&B LEET's: runs overlaid in a workspace each take the run's own colour (its id hashed
+// into color_scheme, the next free one when two overlaid runs would share it); in one run's view a
+// logged metric's chart takes the run's colour (per_series) or its own from per_plot_color_scheme
+// (per_plot), and system charts start from system_color_scheme's first colour (per_series) or their own
+// (per_plot); the series of a multi-series chart follow the palette from there.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "tui/color_scheme.hpp"
 #include "tui/heatmap_chart.hpp"
 #include "tui/line_chart.hpp"
 #include "tui/view.hpp"
@@ -26,7 +32,63 @@ constexpr size_t kHeatmapSeries = 8;
 ChartMode LeetView::ModeOf(const runview::ChartGroup& group) const {
   if (const auto chosen = chart_modes_.find(group.id); chosen != chart_modes_.end()) return chosen->second;
   return group.unit == "%" && group.members.size() >= kHeatmapSeries ? ChartMode::kHeatmap
-                                                                    : ChartMode::kLinear;
+                                                                     : ChartMode::kLinear;
+}
+
+void LeetView::AssignRunColors(const ViewModel& model) {
+  const std::span<const int16_t> palette = SchemeColors(settings_.color_scheme);
+  run_colors_.clear();
+  run_color_ids_.clear();
+  std::vector<bool> taken(palette.size(), false);
+  for (size_t i = 0; i < model.chart_runs.size(); ++i) {
+    const std::string& id = model.chart_runs[i]->overview().id;
+    run_color_ids_.push_back(!id.empty()                         ? id
+                             : i < model.chart_run_labels.size() ? model.chart_run_labels[i]
+                                                                 : std::string());
+    size_t index = StableColorIndex(run_color_ids_.back(), palette.size());
+    // Overlaid runs keep apart while the palette has colours to spare.
+    if (i < palette.size()) {
+      while (taken[index]) index = (index + 1) % palette.size();
+      taken[index] = true;
+    }
+    run_colors_.push_back(palette[index]);
+  }
+}
+
+void LeetView::ColorSeries(const runview::ChartGroup& group, ChartSpec& spec) const {
+  spec.heat_ramp = SchemeColors(settings_.french_fries_color_scheme);
+  const bool logged = group.section == runview::ChartSection::kLogged;
+  // Several runs, at most one series each: a series is its run.
+  if (run_colors_.size() > 1) {
+    std::vector<bool> seen(run_colors_.size(), false);
+    bool one_each = true;
+    for (const runview::ChartMember& member : group.members) {
+      if (member.run >= seen.size() || seen[member.run]) one_each = false;
+      if (member.run < seen.size()) seen[member.run] = true;
+    }
+    if (one_each) {
+      for (size_t m = 0; m < group.members.size(); ++m)
+        spec.series[m].color = run_colors_[group.members[m].run];
+      return;
+    }
+  }
+  const ColorMode mode = logged ? settings_.single_run_color_mode : settings_.system_color_mode;
+  const std::span<const int16_t> palette =
+      SchemeColors(!logged                       ? settings_.system_color_scheme
+                   : mode == ColorMode::kPerPlot ? settings_.per_plot_color_scheme
+                                                 : settings_.color_scheme);
+  size_t base = 0;
+  if (mode == ColorMode::kPerPlot) {
+    const auto it = plot_colors_.find((logged ? "m " : "s ") + group.id);
+    if (it != plot_colors_.end()) base = it->second;
+  }
+  for (size_t m = 0; m < spec.series.size(); ++m) {
+    spec.series[m].color = palette[(base + m) % palette.size()];
+  }
+  // A logged metric of one run, per series: the run's own colour.
+  if (logged && mode == ColorMode::kPerSeries && spec.series.size() == 1 && run_colors_.size() == 1) {
+    spec.series[0].color = run_colors_[0];
+  }
 }
 
 void LeetView::RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::string& heading,
@@ -91,11 +153,10 @@ void LeetView::RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::strin
     spec.log_scale = mode == ChartMode::kLog;
     spec.guides = guides_;
     spec.focused = focused && i == state.focused;
-    for (size_t m = 0; m < group.members.size(); ++m) {
-      const runview::ChartMember& member = group.members[m];
-      spec.series.push_back(
-          {member.series.empty() ? "last" : member.series, member.data, kPalette[m % kPalette.size()]});
+    for (const runview::ChartMember& member : group.members) {
+      spec.series.push_back({member.series.empty() ? "last" : member.series, member.data});
     }
+    ColorSeries(group, spec);
     double x_min = range_min;
     double x_max = range_max;
     // Zoom: a span ending at the newest point, so a zoomed chart still follows a live run.

@@ -161,20 +161,24 @@ ViewAction LeetView::RunCommand(Command command) {
     case Command::kToggleLeft:
       left_visible_ = !left_visible_;
       if (!left_visible_ && focus_ == Pane::kLeft) focus_ = Pane::kCentre;
+      KeepPanesShown();
       return ViewAction::kRedraw;
     case Command::kToggleRight:
       // With the system charts in the centre there is no sidebar to show or hide.
       if (!centre_shows_history_ && metrics_visible_) return ViewAction::kNone;
       right_visible_ = !right_visible_;
       if (!right_visible_ && focus_ == Pane::kRight) focus_ = Pane::kCentre;
+      KeepPanesShown();
       return ViewAction::kRedraw;
     case Command::kToggleMetrics:
       metrics_visible_ = !metrics_visible_;
       if (metrics_visible_ && (focus_ == Pane::kConsole || focus_ == Pane::kMedia)) focus_ = Pane::kCentre;
+      KeepPanesShown();
       return ViewAction::kRedraw;
     case Command::kToggleMedia:
       media_.Toggle();
       if (!media_.visible() && focus_ == Pane::kMedia) focus_ = Pane::kCentre;
+      KeepPanesShown();
       return ViewAction::kRedraw;
     case Command::kToggleConsole:
       console_.Toggle();
@@ -183,6 +187,7 @@ ViewAction LeetView::RunCommand(Command command) {
       } else if (focus_ == Pane::kConsole) {
         focus_ = Pane::kCentre;
       }
+      KeepPanesShown();
       return ViewAction::kRedraw;
     case Command::kResetLayout:
       settings_.left_sidebar_fraction = settings_.right_sidebar_fraction = 0;
@@ -238,6 +243,17 @@ ViewAction LeetView::RunCommand(Command command) {
   return ViewAction::kNone;
 }
 
+// W&B's LEET keeps which panes a run's view shows in its config (a workspace's keys are its own; symon's
+// panes are not kept): the settings follow in a single run's view only.
+void LeetView::KeepPanesShown() {
+  if (symon_shown_ || shown_mode_ != LeetMode::kSingleRun) return;
+  settings_.left_sidebar_visible = left_visible_;
+  settings_.right_sidebar_visible = right_visible_;
+  settings_.metrics_grid_visible = metrics_visible_;
+  settings_.console_logs_visible = console_.visible();
+  settings_.media_visible = media_.visible();
+}
+
 ViewAction LeetView::HandleMouse(const InputEvent& event) {
   const Layout& layout = layout_;
   if (event.code == KeyCode::kMouseDrag) {
@@ -254,7 +270,8 @@ ViewAction LeetView::HandleMouse(const InputEvent& event) {
       }
       case Edge::kRightSidebar: {
         const int widest = layout.width - layout.left_width - view_style::kMinCentreWidth;
-        settings_.right_sidebar_fraction = DragFraction(std::min(layout.width - event.x, widest), layout.width);
+        settings_.right_sidebar_fraction =
+            DragFraction(std::min(layout.width - event.x, widest), layout.width);
         break;
       }
       case Edge::kConsole: {

@@ -1,13 +1,16 @@
 // The view's left sidebar (see view.hpp): the run overview, narrowed by the overview filter (`o`), or a
-// workspace's runs list.
+// workspace's runs list. Tags and the charted runs' markers are in their colours (color_scheme.hpp).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <ctime>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "tui/color_scheme.hpp"
 #include "tui/value_format.hpp"
 #include "tui/view.hpp"
 #include "tui/view_style.hpp"
@@ -61,6 +64,16 @@ void LeetView::RenderLeft(CellGrid& grid, Rect area, const ViewModel& model) {
   }
 }
 
+void LeetView::RenderTags(CellGrid& grid, int x, int y, int end_x,
+                          const std::vector<std::string>& tags) const {
+  const std::span<const int16_t> palette = SchemeColors(settings_.tag_color_scheme);
+  for (size_t i = 0; i < tags.size() && x < end_x; ++i) {
+    if (i > 0) x += grid.PutText(x, y, ", ", kDimStyle, end_x - x);
+    const Style style{palette[StableColorIndex(tags[i], palette.size())], kDefaultColor, kBold};
+    x += grid.PutText(x, y, tags[i], style, end_x - x);
+  }
+}
+
 void LeetView::RenderOverview(CellGrid& grid, Rect area, const ViewModel& model) {
   const bool focused = focus_ == Pane::kLeft;
   const Style border = focused ? kFocusStyle : kDimStyle;
@@ -78,6 +91,7 @@ void LeetView::RenderOverview(CellGrid& grid, Rect area, const ViewModel& model)
     std::string label;  // empty: a section heading in `value`
     std::string value;
     Style style;
+    bool tags = false;  // the run's tags, each drawn in its colour (tag_color_scheme)
   };
   std::vector<Line> lines;
   lines.push_back(
@@ -95,7 +109,7 @@ void LeetView::RenderOverview(CellGrid& grid, Rect area, const ViewModel& model)
   if (!overview.tags.empty()) {
     std::string tags;
     for (const auto& tag : overview.tags) tags += (tags.empty() ? "" : ", ") + tag;
-    lines.push_back({"Tags", tags, {}});
+    lines.push_back({"Tags", tags, {}, /*tags=*/true});
   }
   if (!overview.notes.empty()) lines.push_back({"Notes", overview.notes, {}});
   if (!overview.environment.empty()) {
@@ -145,6 +159,10 @@ void LeetView::RenderOverview(CellGrid& grid, Rect area, const ViewModel& model)
       continue;
     }
     grid.PutText(inner.x, y, line.label, kDimStyle, kLabelWidth - 1);
+    if (line.tags) {
+      RenderTags(grid, inner.x + kLabelWidth, y, inner.x + inner.width, overview.tags);
+      continue;
+    }
     grid.PutText(inner.x + kLabelWidth, y, line.value, line.style, inner.width - kLabelWidth);
   }
 }
@@ -169,7 +187,16 @@ void LeetView::RenderRunsList(CellGrid& grid, Rect area, const ViewModel& model)
     const bool cursor = index == run_cursor_;
     Style name_style = cursor ? Style{kDefaultColor, kDefaultColor, focused ? kReverse : kBold} : Style{};
     grid.PutText(inner.x, y, cursor ? "▶" : " ", name_style, 1);
-    grid.PutText(inner.x + 1, y, entry.selected ? "●" : "○", entry.selected ? kFocusStyle : kDimStyle, 1);
+    // A charted run's marker is in the colour its series have.
+    Style marker_style = entry.selected ? kFocusStyle : kDimStyle;
+    if (entry.selected && !entry.id.empty()) {
+      const auto charted = std::find(run_color_ids_.begin(), run_color_ids_.end(), entry.id);
+      if (charted != run_color_ids_.end()) {
+        marker_style = {run_colors_[static_cast<size_t>(charted - run_color_ids_.begin())], kDefaultColor,
+                        kBold};
+      }
+    }
+    grid.PutText(inner.x + 1, y, entry.selected ? "●" : "○", marker_style, 1);
     const bool marked = entry.damaged || (entry.summarised && entry.state == runview::RunState::kNotARunLog);
     const int name_x = inner.x + 3 + (marked ? grid.PutText(inner.x + 3, y, "⚠ ", kWarningStyle, 2) : 0);
     grid.PutText(name_x, y, entry.name, name_style, inner.x + inner.width - name_x);

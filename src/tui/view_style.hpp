@@ -21,9 +21,6 @@ constexpr int kMinSidebarWidth = 20;  // a sidebar squeezed below this gives way
 constexpr double kMinFraction = 0.05;
 constexpr double kMaxFraction = 0.9;
 
-// Series colours (xterm-256): distinct on dark and light backgrounds.
-constexpr std::array<int16_t, 10> kPalette = {75, 209, 114, 204, 141, 221, 80, 174, 147, 186};
-
 constexpr Style kDimStyle{kDefaultColor, kDefaultColor, kDim};
 constexpr Style kBoldStyle{kDefaultColor, kDefaultColor, kBold};
 constexpr Style kFocusStyle{75, kDefaultColor, kBold};

@@ -2,12 +2,14 @@
 // ends and clamping, bucket means, blank buckets where a series has no point, more series than rows ("N of
 // M" in the title), and never a write outside the area (random rects, 0 and 1 included).
 #include "tui/heatmap_chart.hpp"
+#include "tui/color_scheme.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,12 +57,23 @@ TEST(HeatmapChart, RampClampsAndNaNHasNoColour) {
   EXPECT_EQ(HeatmapColor(250), HeatmapColor(100));
   EXPECT_NE(HeatmapColor(0), HeatmapColor(100));
   EXPECT_EQ(HeatmapColor(std::numeric_limits<double>::quiet_NaN()), kDefaultColor);
-  // Monotone steps: no colour comes back once left.
+  // Monotone steps: the default ramp (viridis) in its order, no colour coming back once left.
   std::vector<int16_t> steps;
   for (int p = 0; p <= 100; ++p) {
     if (steps.empty() || steps.back() != HeatmapColor(p)) steps.push_back(HeatmapColor(p));
   }
-  EXPECT_EQ(steps.size(), 10u);
+  const auto viridis = SchemeColors(kDefaultFrenchFriesColorScheme);
+  std::vector<int16_t> distinct;
+  for (const int16_t color : viridis) {
+    if (distinct.empty() || distinct.back() != color) distinct.push_back(color);
+  }
+  EXPECT_EQ(steps, distinct);
+  EXPECT_EQ(std::set<int16_t>(steps.begin(), steps.end()).size(), steps.size());
+  // A ramp of the caller's: its first colour at 0 %, its last at 100 %.
+  const std::vector<int16_t> ramp = {17, 18, 19};
+  EXPECT_EQ(HeatmapColor(0, ramp), 17);
+  EXPECT_EQ(HeatmapColor(49, ramp), 18);
+  EXPECT_EQ(HeatmapColor(100, ramp), 19);
 }
 
 TEST(HeatmapChart, BucketsAreMeansAndEmptyBucketsStayBlank) {
