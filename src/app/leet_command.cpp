@@ -63,9 +63,11 @@ int PrintFrame(tui::LeetSession& session, int width, int height, const tui::Leet
 
 // The interactive loop over a source of view models: a LeetSession (run logs) or a SymonSource. alt+r
 // replaces the source with what `restart` makes (the run read afresh, the monitor started anew); the view
-// keeps its layout. A restart that fails keeps the source it had and says why in the status bar.
+// keeps its layout. A restart that fails keeps the source it had and says why in the status bar. The
+// layout the user changes is written back to the config (`keeper`); a failure to is said there too.
 template <typename Source, typename Restart>
-int RunLoop(std::unique_ptr<Source> source, Restart restart, const tui::LeetViewSettings& settings) {
+int RunLoop(std::unique_ptr<Source> source, Restart restart, const tui::LeetViewSettings& settings,
+            LeetLayoutKeeper& keeper) {
   auto terminal_module = LoadModule<tui::TerminalModule>();
   if (!terminal_module) {
     Warn(terminal_module.error());
@@ -82,6 +84,7 @@ int RunLoop(std::unique_ptr<Source> source, Restart restart, const tui::LeetView
   bool dirty = true;
   bool clock_matters = true;
   std::string restart_failure;
+  std::string layout_failure;
   auto last_draw = Clock::time_point{};
   for (;;) {
     const auto now = Clock::now();
@@ -92,6 +95,7 @@ int RunLoop(std::unique_ptr<Source> source, Restart restart, const tui::LeetView
     if (dirty || (clock_matters && Clock::now() - last_draw >= kClockRedraw)) {
       auto model = source->BuildViewModel(view, WallSeconds());
       if (!restart_failure.empty()) model.warnings.insert(model.warnings.begin(), restart_failure);
+      if (!layout_failure.empty()) model.warnings.insert(model.warnings.begin(), layout_failure);
       // symon's frames come with its samples, which carry the clock along.
       clock_matters = !model.symon &&
                       (model.loading || model.overview_state == runview::RunState::kRunning ||
@@ -116,9 +120,19 @@ int RunLoop(std::unique_ptr<Source> source, Restart restart, const tui::LeetView
         dirty = true;
         break;
       }
-      if (!source->Apply(action, view)) return 0;
+      if (!source->Apply(action, view)) {
+        keeper.Keep(view.settings());
+        return 0;
+      }
       if (action != tui::ViewAction::kNone) dirty = true;
       timeout = 0;
+    }
+    // The layout the user left, kept once a drag is over (not at each step of it).
+    if (!view.dragging()) {
+      if (auto kept = keeper.Keep(view.settings()); kept && *kept != layout_failure) {
+        layout_failure = std::move(*kept);
+        dirty = true;
+      }
     }
   }
 }
@@ -141,8 +155,9 @@ int RunSymon(const LeetOptions& options, int frame_width, int frame_height,
         view.Render((*source)->BuildViewModel(view, WallSeconds()), frame_width, frame_height).ToString());
     return 0;
   }
+  LeetLayoutKeeper keeper(options.config_path, settings);
   return RunLoop(
-      std::move(*source), [&] { return SymonSource::Start(options.symon_interval); }, settings);
+      std::move(*source), [&] { return SymonSource::Start(options.symon_interval); }, settings, keeper);
 }
 
 }  // namespace
@@ -180,8 +195,9 @@ int RunLeetCommand(const LeetOptions& options) {
     return 1;
   }
   if (frame_width > 0) return PrintFrame(**session, frame_width, frame_height, settings);
+  LeetLayoutKeeper keeper(options.config_path, settings);
   return RunLoop(
-      std::move(*session), [target = *target] { return tui::LeetSession::Open(target); }, settings);
+      std::move(*session), [target = *target] { return tui::LeetSession::Open(target); }, settings, keeper);
 }
 
 }  // namespace runmon

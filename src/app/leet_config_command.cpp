@@ -147,4 +147,23 @@ tui::LeetConfig LoadLeetConfigForView(const std::optional<std::string>& config_p
   return loaded->parsed.config;
 }
 
+LeetLayoutKeeper::LeetLayoutKeeper(const std::optional<std::string>& config_path,
+                                   const tui::LeetViewSettings& started)
+    : kept_(started) {
+  if (auto path = ConfigPath(config_path)) path_ = *path;
+}
+
+std::optional<std::string> LeetLayoutKeeper::Keep(const tui::LeetViewSettings& now) {
+  if (!path_ || now == kept_) return std::nullopt;
+  kept_ = now;
+  auto loaded = tui::LoadLeetConfigFile(*path_);
+  if (!loaded) return fmt::format("layout not saved: {}", loaded.error());
+  tui::LeetConfig config = loaded->parsed.config;
+  tui::ApplyViewSettings(now, config);
+  if (auto saved = tui::SaveLeetConfigFile(*path_, config); !saved) {
+    return fmt::format("layout not saved: {}", saved.error());
+  }
+  return std::string();
+}
+
 }  // namespace runmon

@@ -3,9 +3,11 @@
 // the file is), --set KEY=VALUE (repeatable) and --reset (every key runmon knows back to its default,
 // the others kept), which save the file. The file is --config PATH, else $RUNMON_CONFIG_DIR/leet.json,
 // else $XDG_CONFIG_HOME/runmon/leet.json, else ~/.config/runmon/leet.json: this is where the environment
-// is read. Also what `runmon leet` and `runmon leet symon` start with (LoadLeetConfigForView).
+// is read. Also what `runmon leet` and `runmon leet symon` start with (LoadLeetConfigForView) and where
+// they keep the layout their user leaves (LeetLayoutKeeper).
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,5 +31,20 @@ int RunLeetConfigCommand(const LeetConfigOptions& options);
 // The settings leet starts with. A file that cannot be read or parsed, and each bad value in it, is
 // warned about on stderr (before the screen starts) and the defaults are used for it.
 tui::LeetConfig LoadLeetConfigForView(const std::optional<std::string>& config_path);
+
+// Writes the layout a leet user leaves (grid sizes, panes shown, guides, dragged pane sizes) back into
+// the config file when it changes, as W&B's LEET does: the file is read again first, so what another
+// program wrote meanwhile (`runmon leet config`) is kept but for these keys, and a file that cannot be
+// read or parsed is left alone. Nowhere to keep a file (no HOME): nothing is written.
+class LeetLayoutKeeper {
+ public:
+  LeetLayoutKeeper(const std::optional<std::string>& config_path, const tui::LeetViewSettings& started);
+  // Nothing when the layout is as kept; else "" when it was saved, or why it could not be.
+  std::optional<std::string> Keep(const tui::LeetViewSettings& now);
+
+ private:
+  std::optional<std::filesystem::path> path_;
+  tui::LeetViewSettings kept_;
+};
 
 }  // namespace runmon

@@ -182,6 +182,10 @@ ConfigEditorAction ConfigEditor::HandleChoose(const InputEvent& event) {
     choice_ = choice_ == 0 ? 0 : choice_ - 1;
   } else if (event.code == KeyCode::kDown || IsCharacter(event, U'j')) {
     choice_ = std::min(choice_ + 1, count - 1);
+  } else if (event.code == KeyCode::kHome) {
+    choice_ = 0;
+  } else if (event.code == KeyCode::kEnd) {
+    choice_ = count - 1;
   }
   return ConfigEditorAction::kRedraw;
 }
@@ -280,11 +284,16 @@ void ConfigEditor::RenderChooser(CellGrid& grid) const {
   const Rect inside = CentredBox(grid, std::max(width, 26) + 4, count + 4);
   grid.PutText(inside.x, inside.y, title, kBoldStyle, inside.width);
   grid.PutText(inside.x, inside.y + 1, "enter apply · esc cancel", kDimStyle, inside.width);
-  for (int i = 0; i < count && i + 2 < inside.height; ++i) {
-    const bool current = static_cast<size_t>(i) == choice_;
+  // A list taller than the box scrolls with the choice (the colour schemes in a short terminal).
+  const int rows = std::max(1, inside.height - 2);
+  const int chosen = static_cast<int>(choice_);
+  const int first = chosen >= rows ? chosen - rows + 1 : 0;
+  for (int row = 0; row < rows && first + row < count; ++row) {
+    const int i = first + row;
+    const bool current = i == chosen;
     const std::string line =
         fmt::format("{}{}", current ? "> " : "  ", selected.options[static_cast<size_t>(i)]);
-    grid.PutText(inside.x, inside.y + 2 + i, line, current ? kSelectedStyle : Style{}, inside.width);
+    grid.PutText(inside.x, inside.y + 2 + row, line, current ? kSelectedStyle : Style{}, inside.width);
   }
 }
 

@@ -122,12 +122,39 @@ constexpr LeetConfigField BoolField(std::string_view key, std::string_view label
   return {key, label, description, LeetFieldKind::kBool, 0, 1, {}, GetBool<Flag>, SetBool<Flag>};
 }
 
+template <int LeetConfig::*Scheme>
+constexpr LeetConfigField SchemeField(std::string_view key, std::string_view label,
+                                      std::string_view description) {
+  return {key,
+          label,
+          description,
+          LeetFieldKind::kEnum,
+          0,
+          0,
+          kColorSchemeNames,
+          [](const LeetConfig& c) { return static_cast<double>(c.*Scheme); },
+          [](LeetConfig& c, double v) { c.*Scheme = static_cast<int>(v); }};
+}
+template <ColorMode LeetConfig::*Mode>
+constexpr LeetConfigField ModeField(std::string_view key, std::string_view label,
+                                    std::string_view description) {
+  return {key,
+          label,
+          description,
+          LeetFieldKind::kEnum,
+          0,
+          0,
+          kColorModeNames,
+          [](const LeetConfig& c) { return static_cast<double>(c.*Mode); },
+          [](LeetConfig& c, double v) { c.*Mode = static_cast<ColorMode>(v); }};
+}
+
 using C = LeetConfig;
 using P = PaneFractions;
 constexpr auto kRows = &GridSize::rows;
 constexpr auto kCols = &GridSize::cols;
 
-const std::array<LeetConfigField, 23> kFields = {
+const std::array<LeetConfigField, 30> kFields = {
     LeetConfigField{"startup_mode", "Startup mode", "With no PATH: open the workspace or the latest run.",
                     LeetFieldKind::kEnum, 0, 0, kStartupModes,
                     [](const LeetConfig& c) { return static_cast<double>(c.startup_mode); },
@@ -164,11 +191,29 @@ const std::array<LeetConfigField, 23> kFields = {
                          "Share of the height for the media pane (default: leet's own)."),
     PaneField<&P::logs>("run_layout.logs", "Console logs height",
                         "Share of the height for the console logs pane (default: leet's own)."),
+    SchemeField<&C::color_scheme>("color_scheme", "Color scheme",
+                                  "Palette of the logged metrics' charts and of the runs."),
+    SchemeField<&C::tag_color_scheme>("tag_color_scheme", "Tag color scheme",
+                                      "Palette of the run's tags in the overview."),
+    SchemeField<&C::per_plot_color_scheme>(
+        "per_plot_color_scheme", "Per-plot color scheme",
+        "Palette of a single run's charts in per_plot mode (gradients look well here)."),
+    SchemeField<&C::system_color_scheme>("system_color_scheme", "System color scheme",
+                                         "Palette of the system charts."),
+    SchemeField<&C::french_fries_color_scheme>(
+        "french_fries_color_scheme", "Heatmap color scheme",
+        "Ramp of the percentage heatmaps, 0 % to 100 % (sequential palettes work best)."),
+    ModeField<&C::system_color_mode>(
+        "system_color_mode", "System color mode",
+        "per_series: charts in the palette's first colour; per_plot: each chart its own colour."),
     IntField<&C::system_tail_window_minutes>(
         "system_tail_window_minutes", "System tail window (min)",
         "Minutes of history W&B's LEET shows in a live system chart at first; runmon's charts show the whole "
         "run (kept for W&B).",
         1, 10080),
+    ModeField<&C::single_run_color_mode>(
+        "single_run_color_mode", "Single-run color mode",
+        "per_series: a run's charts in the run's colour; per_plot: each chart its own colour."),
     IntField<&C::heartbeat_interval_seconds>(
         "heartbeat_interval_seconds", "Heartbeat interval (sec)",
         "How often W&B's LEET rereads a quiet live run; runmon's leet checks every 250 ms (kept for W&B).", 1,
@@ -427,27 +472,6 @@ std::string SerializeLeetConfig(const LeetConfig& config) {
     if (!out.contains(name)) out[name] = value;
   }
   return out.dump(2) + "\n";
-}
-
-LeetViewSettings ToViewSettings(const LeetConfig& config) {
-  LeetViewSettings settings;
-  const auto grid = [](const GridSize& size) { return LeetViewSettings::Grid{size.rows, size.cols}; };
-  settings.metrics_grid = grid(config.metrics_grid);
-  settings.system_grid = grid(config.system_grid);
-  settings.media_grid = grid(config.media_grid);
-  settings.workspace_metrics_grid = grid(config.workspace_metrics_grid);
-  settings.symon_grid = grid(config.symon_grid);
-  settings.left_sidebar_visible = config.left_sidebar_visible;
-  settings.right_sidebar_visible = config.right_sidebar_visible;
-  settings.metrics_grid_visible = config.metrics_grid_visible;
-  settings.console_logs_visible = config.console_logs_visible;
-  settings.media_visible = config.media_visible;
-  settings.chart_guides = static_cast<int>(config.chart_guides);
-  settings.left_sidebar_fraction = config.run_layout.left_sidebar;
-  settings.right_sidebar_fraction = config.run_layout.right_sidebar;
-  settings.console_logs_fraction = config.run_layout.logs;
-  settings.media_fraction = config.run_layout.media;
-  return settings;
 }
 
 std::string FormatLeetConfigValue(const LeetConfigField& field, const LeetConfig& config) {

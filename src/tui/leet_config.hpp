@@ -1,7 +1,8 @@
 // leet's persisted settings (`runmon leet config`), in the JSON of W&B's LEET (wandb-leet.json): the same
 // key names, so a W&B file reads. runmon models the keys it has a feature for (grid sizes, which panes
-// show, chart guides, the panes' sizes, the startup view, two timings); every other key (W&B's colour
-// schemes, its workspace grids) is kept as it was and written back on save, in W&B's key order.
+// show, chart guides, the panes' sizes, the colour schemes and modes, the startup view, two timings);
+// every other key (W&B's workspace grids and panes) is kept as it was and written back on save, in W&B's
+// key order. leet writes the layout the user leaves back into the file (ApplyViewSettings), as W&B does.
 // Parsing is a pure function from text: a value of the wrong type or out of its range is replaced by the
 // default with a warning naming the key, invalid JSON, a document that is not an object, one nested
 // deeper than 64 levels or larger than 1 MiB is an error. The startup mode's default is runmon's
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "tui/color_scheme.hpp"
 #include "tui/view.hpp"
 
 namespace runmon::tui {
@@ -54,7 +56,14 @@ struct LeetConfig {
   GridSize workspace_metrics_grid{3, 3};
   GridSize symon_grid{3, 3};
   PaneFractions run_layout;
+  int color_scheme = kDefaultColorScheme;  // colour schemes: indices into kColorSchemeNames
+  int tag_color_scheme = kDefaultColorScheme;
+  int per_plot_color_scheme = kDefaultPerPlotColorScheme;
+  int system_color_scheme = kDefaultColorScheme;
+  int french_fries_color_scheme = kDefaultFrenchFriesColorScheme;
+  ColorMode system_color_mode = ColorMode::kPerSeries;
   int system_tail_window_minutes = 10;
+  ColorMode single_run_color_mode = ColorMode::kPerSeries;
   int heartbeat_interval_seconds = 15;
   bool left_sidebar_visible = true;
   bool right_sidebar_visible = true;
@@ -78,6 +87,9 @@ std::string SerializeLeetConfig(const LeetConfig& config);
 
 // What the view starts with.
 LeetViewSettings ToViewSettings(const LeetConfig& config);
+// What a view's user changed (grid sizes, panes shown, guides, pane sizes) written into `config`; the
+// colours and the rest of `config` stay.
+void ApplyViewSettings(const LeetViewSettings& settings, LeetConfig& config);
 
 // One setting, as `--set` and the editor name it: "metrics_grid.rows", "chart_guides".
 enum class LeetFieldKind { kBool, kInt, kEnum, kFraction };

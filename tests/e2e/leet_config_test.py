@@ -125,7 +125,8 @@ class LeetConfigTest(unittest.TestCase):
         reset = self.read()
         self.assertEqual(reset["metrics_grid"], {"rows": 4, "cols": 3})
         self.assertEqual(reset["startup_mode"], "single_run_latest")
-        self.assertEqual(reset["color_scheme"], "viridis")
+        self.assertEqual(reset["color_scheme"], "wandb-vibe-10")  # a key runmon models: its default
+        self.assertEqual(reset["workspace_system_grid"], WANDB_FILE["workspace_system_grid"])  # kept
 
     def test_bad_keys_and_values_exit_2_and_leave_the_file_alone(self):
         self.config("--set", "metrics_grid.rows=6")
@@ -138,7 +139,8 @@ class LeetConfigTest(unittest.TestCase):
             ("chart_guides=lines", "is not one of off, dots, horizontal"),
             ("media_visible=maybe", "is not true or false"),
             ("run_layout.logs=0.95", "out of range (0 or 0.05-0.9)"),
-            ("color_scheme=viridis", "'color_scheme' is not a setting"),
+            ("color_scheme=rainbow", "is not one of sunset-glow, blush-tide"),
+            ("workspace_media_visible=true", "'workspace_media_visible' is not a setting"),
             ("metrics_grid=5", "metrics_grid is a group"),
             ("no_equals_sign", "is not KEY=VALUE"),
         ]

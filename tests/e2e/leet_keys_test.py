@@ -1,9 +1,10 @@
 """End to end: LEET's keys in `runmon leet`, the real binary inside tmux (tmux_pane.py), on runs written
 with runlog_writer: `1` (the metrics grid), `2` (the system sidebar), `3` (the media pane, on a run that
 logged images as W&B does), `0` (pane sizes back after a mouse drag of the sidebar's edge), `g` (guides),
-`y` (linear, log, heatmap), the `\\` and `o` filters and their ctrl clears (ctrl+\\, ctrl+o, ctrl+/), and
-alt+r (the run read again: a log replaced under leet shows its new run). Every wait polls the screen with a
-deadline."""
+`y` (linear, log, heatmap), the `\\` and `o` filters and their ctrl clears (ctrl+\\, ctrl+o, ctrl+/),
+alt+r (the run read again: a log replaced under leet shows its new run), and the layout the user leaves
+kept in the config file for the next leet (a file that does not parse left as it is). Every wait polls the
+screen with a deadline."""
 import json
 import os
 import shutil
@@ -136,6 +137,45 @@ class LeetKeysTest(unittest.TestCase):
         wait_for(lambda: pane.lines()[0].find("┐") == 50, "the overview 51 columns wide")
         pane.send_keys("0")
         wait_for(lambda: pane.lines()[0].find("┐") == 25, "the overview back to 26 columns")
+
+    def test_the_layout_left_is_kept_in_the_config_and_comes_back(self):
+        log = self.write_run("keep0001", "kept")
+        pane = self.open(log)
+        pane.wait_for_text(" System · ")
+        pane.send_bytes(b"\x1b[M" + bytes([0 + 32, 25 + 33, 10 + 33]))
+        pane.send_bytes(b"\x1b[M" + bytes([32 + 32, 50 + 33, 10 + 33]))
+        pane.send_bytes(b"\x1b[M" + bytes([3 + 32, 50 + 33, 10 + 33]))
+        wait_for(lambda: pane.lines()[0].find("┐") == 50, "the overview 51 columns wide")
+        pane.send_keys("2")
+        pane.wait_for_no_text(" System · ")
+        pane.send_keys("g", "q")
+        self.assertEqual(pane.exit_status(), 0)
+        with open(os.path.join(self.tmp.name, "config", "leet.json")) as f:
+            config = json.load(f)
+        self.assertFalse(config["right_sidebar_visible"])
+        self.assertTrue(config["left_sidebar_visible"])
+        self.assertEqual(config["chart_guides"], "dots")
+        self.assertAlmostEqual(config["run_layout"]["left_sidebar"], 51 / 120)
+        self.assertEqual(config["color_scheme"], "wandb-vibe-10")  # the rest as it was: the defaults
+        # The next leet starts as this one was left.
+        again = self.open(log)
+        screen = again.wait_for_screen(lambda s: s.split("\n")[0].find("┐") == 50, "the overview as dragged")
+        self.assertNotIn(" System · ", screen)
+
+    def test_a_config_that_does_not_parse_is_not_overwritten(self):
+        log = self.write_run("keep0002", "damaged")
+        os.makedirs(os.path.join(self.tmp.name, "config"))
+        path = os.path.join(self.tmp.name, "config", "leet.json")
+        damaged = '{"metrics_grid": {"rows": 3,\n'
+        with open(path, "w") as f:
+            f.write(damaged)
+        pane = self.open(log)
+        pane.send_keys("g")
+        pane.wait_for_text("layout not saved")
+        pane.send_keys("q")
+        self.assertEqual(pane.exit_status(), 0)
+        with open(path) as f:
+            self.assertEqual(f.read(), damaged)
 
     def test_alt_r_reads_the_run_again(self):
         log = self.write_run("restart1", "first")

@@ -53,8 +53,8 @@ class TmuxPane:
     the pane script, stty.before, stty.after and status go). `name` names the session and the markers the
     script prints ("before-NAME", "after-NAME"). The script exports TERM=`term` and then `env` (name ->
     value) before running the command in `cwd` (default: the caller's). The tmux server gets `server_env`
-    (default: this process's environment) without its TMUX* variables, with a /bin/sh shell and a C.UTF-8
-    locale."""
+    (default: this process's environment) without its TMUX* variables, with a /bin/sh shell, a C.UTF-8
+    locale and, unless it has one, RUNMON_CONFIG_DIR in `directory` (leet's settings start from nothing)."""
 
     counter = 0
 
@@ -69,6 +69,9 @@ class TmuxPane:
                     if not k.startswith("TMUX")}
         self.env.update({"TMUX_TMPDIR": directory, "SHELL": "/bin/sh", "LC_ALL": "C.UTF-8",
                          "LANG": "C.UTF-8"})
+        # leet writes the layout it is left in to its config: each pane gets a config directory of its own
+        # (unless the test names one), so no test starts from another's layout or the user's.
+        self.env.setdefault("RUNMON_CONFIG_DIR", os.path.join(directory, "config"))
         self.status_path = os.path.join(directory, "status")
         script = os.path.join(directory, "pane.sh")
         exports = "".join(f"export {key}={shlex.quote(value)}\n" for key, value in (env or {}).items())

@@ -65,7 +65,7 @@ TEST(ConfigEditorTest, UpDownAndTheirLettersMoveWithinTheTable) {
   // The selected row is always on the screen, and a position says which rows are.
   const std::string frame = editor.Render(80, 24).ToString();
   EXPECT_NE(frame.find(std::string(LeetConfigFields()[editor.selected()].label)), std::string::npos);
-  EXPECT_NE(frame.find(" of 23"), std::string::npos);
+  EXPECT_NE(frame.find(" of 30"), std::string::npos);
   Press(editor, KeyCode::kEnd);
   EXPECT_NE(editor.Render(80, 24).ToString().find("Media visible"), std::string::npos);
 }
@@ -189,13 +189,36 @@ TEST(ConfigEditorTest, AFailedSaveAndANoticeShowInTheStatusLine) {
   EXPECT_EQ(editor.Render(80, 24).ToString().find("Save failed"), std::string::npos);
 }
 
+TEST(ConfigEditorTest, ColourSchemesArePickedByName) {
+  ConfigEditor editor(LeetConfig{}, std::string(kPath));
+  Select(editor, "system_color_scheme");
+  Press(editor, KeyCode::kEnter);
+  const std::string frame = editor.Render(80, 24).ToString();
+  for (const std::string_view name : kColorSchemeNames) {
+    EXPECT_NE(frame.find(std::string(name)), std::string::npos) << name;
+  }
+  Press(editor, KeyCode::kDown);
+  Press(editor, KeyCode::kEnter);
+  EXPECT_EQ(editor.draft().system_color_scheme, FindColorScheme("wandb-vibe-20"));
+  // A picker taller than the frame still fits it.
+  Press(editor, KeyCode::kEnter);
+  const CellGrid small = editor.Render(60, 12);
+  EXPECT_EQ(small.width(), 60);
+  EXPECT_EQ(small.height(), 12);
+  Press(editor, KeyCode::kEnd);
+  // The last one is in view (the list scrolled) and chosen.
+  EXPECT_NE(editor.Render(60, 12).ToString().find("> cividis"), std::string::npos);
+  Press(editor, KeyCode::kEnter);
+  EXPECT_EQ(editor.draft().system_color_scheme, FindColorScheme("cividis"));
+}
+
 TEST(ConfigEditorTest, FramesFitTheirSize) {
   ConfigEditor editor(LeetConfig{}, std::string(kPath));
   const std::string tall = editor.Render(120, 40).ToString();
   for (const LeetConfigField& field : LeetConfigFields()) {
     EXPECT_NE(tall.find(std::string(field.label)), std::string::npos) << field.key;
   }
-  EXPECT_EQ(tall.find(" of 23"), std::string::npos);  // every row shows: no position
+  EXPECT_EQ(tall.find(" of 30"), std::string::npos);  // every row shows: no position
   const CellGrid small = editor.Render(30, 10);
   EXPECT_EQ(small.width(), 30);
   EXPECT_NE(small.ToString().find("40x12 at least"), std::string::npos);

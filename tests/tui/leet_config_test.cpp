@@ -48,7 +48,14 @@ constexpr std::string_view kDefaults = R"({
     "media": 0,
     "logs": 0
   },
+  "color_scheme": "wandb-vibe-10",
+  "tag_color_scheme": "wandb-vibe-10",
+  "per_plot_color_scheme": "sunset-glow",
+  "system_color_scheme": "wandb-vibe-10",
+  "french_fries_color_scheme": "viridis",
+  "system_color_mode": "per_series",
   "system_tail_window_minutes": 10,
+  "single_run_color_mode": "per_series",
   "heartbeat_interval_seconds": 15,
   "left_sidebar_visible": true,
   "right_sidebar_visible": true,
@@ -136,6 +143,13 @@ LeetConfig Changed() {
   config.workspace_metrics_grid = {1, 1};
   config.symon_grid = {2, 5};
   config.run_layout = {0.3, 0.25, 0.05, 0.9};
+  config.color_scheme = FindColorScheme("dusk-shore");
+  config.tag_color_scheme = FindColorScheme("bootstrap-vibe");
+  config.per_plot_color_scheme = FindColorScheme("blush-tide");
+  config.system_color_scheme = FindColorScheme("clear-signal");
+  config.french_fries_color_scheme = FindColorScheme("cividis");
+  config.system_color_mode = ColorMode::kPerPlot;
+  config.single_run_color_mode = ColorMode::kPerPlot;
   config.system_tail_window_minutes = 60;
   config.heartbeat_interval_seconds = 1;
   config.left_sidebar_visible = false;
@@ -338,8 +352,8 @@ TEST(LeetConfigTest, AssignmentsSetOneKeyOrSayWhatItTakes) {
   EXPECT_EQ(error("run_layout.media=nan"), "run_layout.media: 'nan' is not a number");
   EXPECT_EQ(error("run_layout.media=inf"), "run_layout.media: 'inf' is not a number");
   EXPECT_EQ(error("metrics_grid=5"), "metrics_grid is a group: set metrics_grid.rows or metrics_grid.cols");
-  EXPECT_EQ(error("color_scheme=viridis"),
-            "'color_scheme' is not a setting (runmon leet config --print shows them)");
+  EXPECT_EQ(error("workspace_media_visible=true"),
+            "'workspace_media_visible' is not a setting (runmon leet config --print shows them)");
   EXPECT_EQ(error("metrics_grid.rows"), "'metrics_grid.rows' is not KEY=VALUE");
   EXPECT_EQ(error("\xff=1"), "'\xef\xbf\xbd' is not a setting (runmon leet config --print shows them)");
 }
@@ -407,6 +421,59 @@ TEST(LeetConfigTest, TheViewGetsTheGridsPanesAndGuides) {
   EXPECT_EQ(defaults.symon_grid.rows, view_defaults.symon_grid.rows);
   EXPECT_EQ(defaults.console_logs_visible, view_defaults.console_logs_visible);
   EXPECT_EQ(defaults.chart_guides, view_defaults.chart_guides);
+}
+
+TEST(LeetConfigTest, TheViewGetsTheColoursAndUnknownSchemesFallBack) {
+  const LeetViewSettings settings = ToViewSettings(Changed());
+  EXPECT_EQ(settings.color_scheme, FindColorScheme("dusk-shore"));
+  EXPECT_EQ(settings.tag_color_scheme, FindColorScheme("bootstrap-vibe"));
+  EXPECT_EQ(settings.per_plot_color_scheme, FindColorScheme("blush-tide"));
+  EXPECT_EQ(settings.system_color_scheme, FindColorScheme("clear-signal"));
+  EXPECT_EQ(settings.french_fries_color_scheme, FindColorScheme("cividis"));
+  EXPECT_EQ(settings.system_color_mode, ColorMode::kPerPlot);
+  EXPECT_EQ(settings.single_run_color_mode, ColorMode::kPerPlot);
+  EXPECT_EQ(ToViewSettings(LeetConfig{}), LeetViewSettings{});
+  // A scheme W&B does not have, a name in the wrong case, a mode that is not one: the default, and why.
+  EXPECT_EQ(
+      OnlyWarning(R"({"color_scheme": "rainbow"})"),
+      "color_scheme: \"rainbow\" is not one of sunset-glow, blush-tide, gilded-lagoon, bootstrap-vibe, "
+      "wandb-vibe-10, wandb-vibe-20, dusk-shore, clear-signal, traffic-light, viridis, plasma, inferno, "
+      "magma, cividis; the default wandb-vibe-10 is used");
+  EXPECT_NE(OnlyWarning(R"({"french_fries_color_scheme": "Viridis"})").find("the default viridis is used"),
+            std::string::npos);
+  EXPECT_NE(OnlyWarning(R"({"system_color_mode": 1})").find("is not one of per_series, per_plot"),
+            std::string::npos);
+  LeetConfig config;
+  ASSERT_TRUE(ApplyLeetConfigAssignment("system_color_scheme=magma", config).ok());
+  EXPECT_EQ(config.system_color_scheme, FindColorScheme("magma"));
+  EXPECT_FALSE(ApplyLeetConfigAssignment("color_scheme=nope", config).ok());
+}
+
+TEST(LeetConfigTest, WhatTheViewsUserChangedIsWrittenBackAndNothingElse) {
+  LeetConfig config = Changed();
+  LeetViewSettings settings;  // the defaults, as a user who put everything back would leave them
+  settings.metrics_grid = {2, 7};
+  settings.symon_grid = {12, 0};  // out of range: kept in range
+  settings.chart_guides = 1;
+  settings.left_sidebar_fraction = 0.01;  // below the smallest share: the smallest
+  settings.media_fraction = 0.5;
+  settings.color_scheme = FindColorScheme("magma");  // not the view's to change
+  ApplyViewSettings(settings, config);
+  EXPECT_EQ(config.metrics_grid, (GridSize{2, 7}));
+  EXPECT_EQ(config.symon_grid, (GridSize{9, 1}));
+  EXPECT_EQ(config.system_grid, (GridSize{6, 2}));
+  EXPECT_EQ(config.chart_guides, ChartGuides::kDots);
+  EXPECT_TRUE(config.left_sidebar_visible);
+  EXPECT_FALSE(config.console_logs_visible);
+  EXPECT_EQ(config.run_layout, (PaneFractions{0.05, 0, 0, 0.5}));
+  // Untouched: the colours, the startup mode, the timings.
+  EXPECT_EQ(config.color_scheme, FindColorScheme("dusk-shore"));
+  EXPECT_EQ(config.startup_mode, StartupMode::kWorkspaceLatest);
+  EXPECT_EQ(config.heartbeat_interval_seconds, 1);
+  // A view that started from a config and changed nothing gives the config back.
+  LeetConfig same = Changed();
+  ApplyViewSettings(ToViewSettings(same), same);
+  EXPECT_EQ(same, Changed());
 }
 
 TEST(LeetConfigTest, TheFileIsTheFlagThenRunmonsDirThenXdgThenHome) {
