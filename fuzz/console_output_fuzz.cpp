@@ -48,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view rest = raw;
   while (!rest.empty()) {
     cut_state = cut_state * 1103515245u + 12345u;
-    const size_t length = 1 + (cut_state >> 16) % 8;
+    // Mostly short chunks (cuts everywhere), some long enough for whole lines checked a word at a time.
+    const size_t length = 1 + (cut_state >> 16) % ((cut_state >> 4) % 4 == 0 ? 64 : 8);
     const std::string_view chunk = rest.substr(0, length);
     rest.remove_prefix(chunk.size());
     coalescer.Append(chunk);

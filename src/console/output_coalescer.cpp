@@ -3,18 +3,11 @@
 
 #include <algorithm>
 
+#include "console/ascii_scan.hpp"
+
 namespace runmon::console {
 
 OutputCoalescer::OutputCoalescer(size_t max_line_runes) : max_line_runes_(max_line_runes) {}
-
-namespace {
-
-// ASCII that is put on a line as it is (not `\r`, `\n`, ESC, nor part of a multi-byte character).
-bool PlainByte(char c) {
-  return static_cast<unsigned char>(c) < 0x80 && c != '\r' && c != '\n' && c != '\x1b';
-}
-
-}  // namespace
 
 void OutputCoalescer::Append(std::string_view bytes) {
   while (!bytes.empty()) {
@@ -23,12 +16,14 @@ void OutputCoalescer::Append(std::string_view bytes) {
         !line_taken_ && !changed_) {
       size_t done = 0;
       for (;;) {
-        size_t end = done;
-        while (end < bytes.size() && PlainByte(bytes[end])) ++end;
-        if (end == bytes.size() || bytes[end] != '\n' || end - done > max_line_runes_) break;
-        out_.append(bytes.substr(done, end + 1 - done));
+        const size_t end = bytes.find('\n', done);
+        if (end == std::string_view::npos || end - done > max_line_runes_ ||
+            !AllPlain(bytes.substr(done, end - done))) {
+          break;
+        }
         done = end + 1;
       }
+      out_.append(bytes.substr(0, done));
       bytes.remove_prefix(done);
       if (bytes.empty()) return;
     }
@@ -44,11 +39,11 @@ void OutputCoalescer::Finish() {
   decoder_.Finish([this](char32_t rune) { Process(rune); });
 }
 
-std::string OutputCoalescer::Take() {
+const std::string& OutputCoalescer::Take() {
   if (!passing_on_) EmitLineState(/*restore_cursor=*/true);
-  std::string taken;
-  taken.swap(out_);
-  return taken;
+  taken_.swap(out_);
+  out_.clear();
+  return taken_;
 }
 
 void OutputCoalescer::Process(char32_t rune) {
@@ -105,14 +100,16 @@ void OutputCoalescer::EmitLineState(bool restore_cursor) {
   if (!changed_) return;
   if (line_taken_ && !rewound_) {
     // Written on from where the cursor was left: only what was put since, at the cursor.
-    for (size_t i = taken_column_; i < std::min(column_, line_.size()); ++i) AppendUtf8(out_, line_[i]);
+    const size_t end = std::min(column_, line_.size());
+    if (taken_column_ < end)
+      AppendRunes(out_, std::u32string_view(line_).substr(taken_column_, end - taken_column_));
   } else {
     if (line_taken_) out_ += '\r';
-    for (const char32_t rune : line_) AppendUtf8(out_, rune);
+    AppendRunes(out_, line_);
     // A cursor past the limit is where a cursor at the limit would be: what it puts is dropped.
     if (restore_cursor && column_ < line_.size()) {
       out_ += '\r';
-      for (size_t i = 0; i < column_; ++i) AppendUtf8(out_, line_[i]);
+      AppendRunes(out_, std::u32string_view(line_).substr(0, column_));
     }
   }
   taken_column_ = column_;
@@ -122,7 +119,7 @@ void OutputCoalescer::EmitLineState(bool restore_cursor) {
 
 void OutputCoalescer::EnterPassOn(std::u32string_view sequence, int64_t row) {
   EmitLineState(/*restore_cursor=*/true);
-  for (const char32_t rune : sequence) AppendUtf8(out_, rune);
+  AppendRunes(out_, sequence);
   passing_on_ = true;
   row_ = row;
   lowest_row_ = std::max<int64_t>(0, row_);

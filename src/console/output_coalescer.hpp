@@ -31,8 +31,9 @@ class OutputCoalescer {
   explicit OutputCoalescer(size_t max_line_runes = TerminalLines::kDefaultMaxLineRunes);
 
   void Append(std::string_view bytes);
-  // The text for what was appended since the last call (empty when nothing changed).
-  std::string Take();
+  // The text for what was appended since the last call (empty when nothing changed); valid until the
+  // next call (the two buffers are kept, so a flood allocates nothing per call).
+  const std::string& Take();
   // Ends the stream: a cut UTF-8 sequence becomes U+FFFD. Take() the rest afterwards.
   void Finish();
 
@@ -48,6 +49,7 @@ class OutputCoalescer {
   const size_t max_line_runes_;
   Utf8Decoder decoder_;
   std::string out_;
+  std::string taken_;
   Escape escape_ = Escape::kNone;
   // The kept line (outside pass-on).
   std::u32string line_;

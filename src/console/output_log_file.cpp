@@ -38,7 +38,8 @@ Status OutputLogFile::WriteAt(const std::string& text, uint64_t offset) {
 }
 
 Status OutputLogFile::Update(TerminalLines& lines) {
-  std::string finished;
+  std::string& finished = text_;
+  finished.clear();
   for (const ConsoleLine& line : lines.TakeFinished()) {
     finished += line.text;
     finished += '\n';
@@ -50,7 +51,8 @@ Status OutputLogFile::Update(TerminalLines& lines) {
     if (auto status = WriteAt(finished, finished_bytes_); !status) return status;
     finished_bytes_ += finished.size();
   }
-  std::string open;
+  std::string& open = text_;
+  open.clear();
   for (const ConsoleLine& line : lines.OpenLines()) {
     open += line.text;
     open += '\n';

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <string>
 
 #include "console/terminal_lines.hpp"
 #include "core/result.hpp"
@@ -32,6 +33,7 @@ class OutputLogFile {
   Status WriteAt(const std::string& text, uint64_t offset);
 
   int fd_;
+  std::string text_;                       // what one write takes, kept for the next update
   uint64_t finished_bytes_ = 0;            // the file's finished lines: never rewritten
   uint64_t written_version_ = UINT64_MAX;  // the lines' version when the open lines were last written
   bool broken_ = false;

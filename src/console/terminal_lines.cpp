@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "console/ascii_scan.hpp"
 #include "console/utf8_decoder.hpp"
 
 namespace runmon::console {
@@ -16,6 +17,14 @@ bool Printable(char c) {
   return c >= 0x20 && c <= 0x7E;
 }
 
+// Where the run of printable ASCII at text[i] ends, given where the line ends (its `\n`, or the text's
+// end): most often there, which a whole-line check tells at once.
+size_t PrintableEnd(std::string_view text, size_t i, size_t line_end) {
+  if (AllPrintable(text.substr(i, line_end - i))) return line_end;
+  while (i < line_end && Printable(text[i])) ++i;
+  return i;
+}
+
 }  // namespace
 
 void TerminalLines::Write(ConsoleStream stream, std::string_view text, double timestamp) {
@@ -23,11 +32,13 @@ void TerminalLines::Write(ConsoleStream stream, std::string_view text, double ti
   Utf8Decoder decoder;
   const auto put = [&](char32_t rune) { Put(stream, rune); };
   Terminal& terminal = TerminalOf(stream);
+  const auto line_end_from = [&](size_t from) { return std::min(text.find('\n', from), text.size()); };
   size_t i = 0;
+  size_t line_end = line_end_from(0);  // the first `\n` at or after i: found again only once passed
   while (i < text.size()) {
+    if (line_end < i) line_end = line_end_from(i);
     // Printable ASCII outside an escape is put a run at a time (what most output is).
-    size_t end = i;
-    while (end < text.size() && Printable(text[end])) ++end;
+    size_t end = PrintableEnd(text, i, line_end);
     if (end > i && terminal.escape == Escape::kNone) {
       decoder.Finish(put);  // a cut sequence before ASCII was invalid: its bytes are U+FFFD
       PutRun(stream, terminal, text.substr(i, end - i));
@@ -51,11 +62,13 @@ void TerminalLines::PutRun(ConsoleStream stream, Terminal& terminal, std::string
   std::u32string& runes = open_[static_cast<size_t>(number - open_.front().number)].runes;
   const size_t end = std::min(start + ascii.size() - 1, max_line_runes_);
   if (end > runes.size()) runes.resize(end, U' ');
-  bool changed = false;
-  for (size_t column = start; column < end; ++column) {
-    const auto rune = static_cast<char32_t>(static_cast<unsigned char>(ascii[column - start + 1]));
-    changed = changed || runes[column] != rune;
-    runes[column] = rune;
+  const char* from = ascii.data() + 1;
+  char32_t* to = runes.data() + start;
+  bool changed = false;  // no early exit, so the loop can be vectorized
+  for (size_t k = 0; k < end - start; ++k) {
+    const auto rune = static_cast<char32_t>(static_cast<unsigned char>(from[k]));
+    changed |= to[k] != rune;
+    to[k] = rune;
   }
   if (changed) ++version_;
 }
@@ -132,11 +145,13 @@ void TerminalLines::PutCharacter(ConsoleStream stream, Terminal& terminal, char3
 
 void TerminalLines::Finish(OpenLine&& line) {
   finished_.push_back({line.number, line.stream, line.timestamp, EncodeUtf8(line.runes)});
+  finished_bytes_ += finished_.back().text.size();
 }
 
 std::vector<ConsoleLine> TerminalLines::TakeFinished() {
   std::vector<ConsoleLine> lines;
   lines.swap(finished_);
+  finished_bytes_ = 0;
   return lines;
 }
 

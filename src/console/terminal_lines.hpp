@@ -48,6 +48,8 @@ class TerminalLines {
   void FinishAll();
 
   uint64_t lines_started() const { return next_number_; }
+  // The text bytes of the lines finished and not yet taken (a writer takes them once they add up).
+  size_t finished_bytes() const { return finished_bytes_; }
   // Changes with every change of a line (a reader redraws when it moves).
   uint64_t version() const { return version_; }
 
@@ -77,6 +79,7 @@ class TerminalLines {
   Terminal terminals_[2];
   std::deque<OpenLine> open_;  // numbers open_.front().number ... next_number_ - 1
   std::vector<ConsoleLine> finished_;
+  size_t finished_bytes_ = 0;
   uint64_t next_number_ = 0;
   uint64_t version_ = 0;
   double timestamp_ = 0;

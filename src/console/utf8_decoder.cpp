@@ -3,10 +3,27 @@
 
 namespace runmon::console {
 
+void AppendRunes(std::string& out, std::u32string_view runes) {
+  size_t i = 0;
+  while (i < runes.size()) {
+    size_t end = i;
+    while (end < runes.size() && runes[end] < 0x80) ++end;
+    if (end > i) {
+      const size_t at = out.size();
+      out.resize(at + (end - i));
+      char* to = out.data() + at;
+      for (size_t k = i; k < end; ++k) *to++ = static_cast<char>(runes[k]);
+      i = end;
+      continue;
+    }
+    AppendUtf8(out, runes[i++]);
+  }
+}
+
 std::string EncodeUtf8(std::u32string_view runes) {
   std::string out;
   out.reserve(runes.size());
-  for (const char32_t rune : runes) AppendUtf8(out, rune);
+  AppendRunes(out, runes);
   return out;
 }
 

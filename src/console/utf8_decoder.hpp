@@ -16,6 +16,8 @@ namespace runmon::console {
 inline constexpr char32_t kReplacementCharacter = 0xFFFD;
 
 using runmon::AppendUtf8;
+// Appends `runes` as UTF-8 (runs of ASCII, most console text, at once).
+void AppendRunes(std::string& out, std::u32string_view runes);
 std::string EncodeUtf8(std::u32string_view runes);
 
 class Utf8Decoder {

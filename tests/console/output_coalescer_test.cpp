@@ -84,6 +84,38 @@ TEST(OutputCoalescer, TextIsValidUtf8AndCutSequencesWait) {
   EXPECT_EQ(Joined(taken), "\xE2\x82\xAC ok\xEF\xBF\xBD\n");
 }
 
+TEST(OutputCoalescer, LinesCutAnywhereAndProgressBarsGiveTheRawOutputsLines) {
+  // Plain lines (taken whole at once) cut in the middle of a line, of a `\r` redraw and of a multi-byte
+  // character, as a pseudo-terminal's reads cut a flood, and taken after some of the cuts.
+  std::string raw;
+  for (int i = 0; i < 200; ++i) {
+    raw += "step " + std::to_string(i) + " loss 0." + std::to_string(1000 - i) + "\n";
+    if (i % 17 == 0) raw += "\r 10%\r 50%\r100% \xE2\x82\xAC\n";
+  }
+  for (const size_t cut : {1u, 7u, 64u, 4095u}) {
+    std::vector<std::string> chunks;
+    std::vector<bool> take_after;
+    for (size_t at = 0; at < raw.size(); at += cut) {
+      chunks.push_back(raw.substr(at, cut));
+      take_after.push_back(chunks.size() % 3 == 0);
+    }
+    const auto taken = Coalesce(chunks, take_after);
+    for (const auto& text : taken) EXPECT_TRUE(IsValidUtf8(text));
+    EXPECT_EQ(Lines(taken, 32, TerminalLines::kDefaultMaxLineRunes),
+              Lines({raw}, 32, TerminalLines::kDefaultMaxLineRunes))
+        << "cut " << cut;
+  }
+}
+
+TEST(OutputCoalescer, TakeGivesOnlyWhatCameSinceTheLastTake) {
+  OutputCoalescer coalescer;
+  coalescer.Append("first\n");
+  EXPECT_EQ(coalescer.Take(), "first\n");
+  EXPECT_EQ(coalescer.Take(), "");
+  coalescer.Append("second\n");
+  EXPECT_EQ(coalescer.Take(), "second\n");
+}
+
 TEST(OutputCoalescer, GivesTheSameLinesAsTheRawOutput) {
   std::mt19937 random(20261203);
   const std::vector<std::string> alphabet = {

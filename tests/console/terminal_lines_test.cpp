@@ -130,6 +130,37 @@ TEST(TerminalLines, WritingRunsOfTextEqualsPuttingEachCharacter) {
   }
 }
 
+TEST(TerminalLines, ProgressBarsWithoutNewlinesAndLongTextsAreWrittenAsCharacterByCharacter) {
+  // A long text of `\r` redraws with no `\n` (the run of printable ASCII ends at each `\r`, the line's end
+  // is the text's), then lines whose printable runs end at a `\n`, an escape or a multi-byte character.
+  std::string text;
+  for (int i = 0; i <= 100; ++i) text += "\r" + std::to_string(i) + "% |" + std::string(i / 4, '#');
+  text += "\n";
+  for (int i = 0; i < 50; ++i) text += "line " + std::to_string(i) + " \xC3\xA9 \x1b[1mbold\x1b[0m end\n";
+  text += std::string(300, 'q');
+  for (const size_t limit : {20u, 1000u}) {
+    TerminalLines written(4, limit);
+    written.Write(ConsoleStream::kStdout, text, 0);
+    TerminalLines put(4, limit);
+    Utf8Decoder decoder;
+    decoder.Decode(text, [&](char32_t rune) { put.Put(ConsoleStream::kStdout, rune); });
+    decoder.Finish([&](char32_t rune) { put.Put(ConsoleStream::kStdout, rune); });
+    EXPECT_EQ(Texts(written), Texts(put)) << "limit " << limit;
+  }
+}
+
+TEST(TerminalLines, FinishedBytesCountTheFinishedTextUntilTaken) {
+  TerminalLines lines(2);
+  lines.Write(ConsoleStream::kStdout, "one\ntwo\n\xC3\xA9\n", 0);  // "one" scrolls out of the window
+  EXPECT_EQ(lines.finished_bytes(), 3u);
+  lines.Write(ConsoleStream::kStdout, "x\n", 0);
+  EXPECT_EQ(lines.finished_bytes(), 6u);
+  EXPECT_EQ(lines.TakeFinished().size(), 2u);
+  EXPECT_EQ(lines.finished_bytes(), 0u);
+  lines.FinishAll();
+  EXPECT_EQ(lines.finished_bytes(), 3u);  // "\xC3\xA9" and "x"
+}
+
 TEST(TerminalLines, VersionMovesWithEveryChange) {
   TerminalLines lines(4);
   const uint64_t start = lines.version();

@@ -79,5 +79,18 @@ TEST(Utf8Decoder, EncodesBack) {
             "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xEF\xBF\xBD");
 }
 
+TEST(Utf8Decoder, AppendingRunsOfRunesEqualsAppendingEachOne) {
+  // Runs of ASCII (taken at once) between, before and after multi-byte characters.
+  for (const std::u32string_view runes :
+       {U"", U"plain ascii line", U"\u00E9", U"ab\u00E9cd\u20ACef\U0001F600", U"\U0001F600tail",
+        U"head\uFFFD", U"\x7F\x80\x7F"}) {
+    std::string each = "before:";
+    for (const char32_t rune : runes) AppendUtf8(each, rune);
+    std::string runs = "before:";
+    AppendRunes(runs, runes);
+    EXPECT_EQ(runs, each);
+  }
+}
+
 }  // namespace
 }  // namespace runmon::console
