@@ -141,7 +141,7 @@ void StartConsoleCapture(console::ConsoleCapture& capture, pid_t child, runlog::
                          const std::filesystem::path& files_directory) {
   auto output_log = console::OutputLogFile::Create(files_directory / "output.log");
   if (!output_log) Warn(output_log.error());
-  auto sink = [&recorder](console::ConsoleStream stream, const std::string& text, double timestamp) {
+  auto sink = [&recorder](console::ConsoleStream stream, std::string_view text, double timestamp) {
     auto record = runlog::MakeOutputRawRecord(stream == console::ConsoleStream::kStderr, text, timestamp);
     return recorder.AddUnlessBehind(record, kConsoleQueueBytes);
   };

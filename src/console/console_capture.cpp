@@ -34,11 +34,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t kReadBytes = 1u << 20;  // a full pipe in one read
+constexpr size_t kReadBytes = 1u << 20;    // a full pipe in one read
+constexpr size_t kChunkBytes = 64u << 10;  // written on at once from a pseudo-terminal
 constexpr size_t kPipeBytes = 1u << 20;
 constexpr size_t kTakeBytes = 1u << 20;  // the recorder wakes early once this much waits
-constexpr size_t kOutputLogWindow = 32;  // W&B core's terminal height for output.log
+constexpr size_t kSpareBuffers = 4;
+constexpr size_t kSpareBufferBytes = 4u << 20;  // a larger one (a burst's) is given back to the system
+constexpr size_t kOutputLogWindow = 32;         // W&B core's terminal height for output.log
 constexpr auto kOutputLogInterval = std::chrono::seconds(2);
+constexpr size_t kOutputLogBytes = 1u << 20;  // or once this much of finished lines waits
 constexpr int kRecorderNice = 10;
 
 size_t Index(ConsoleStream stream) {
@@ -157,6 +161,9 @@ struct ConsoleCapture::State {
   std::mutex mutex;
   std::condition_variable changed;
   std::deque<Segment> backlog;  // in the order the command wrote, across both streams
+  // Segments' buffers the recorder is done with, for the reader to fill again: a flood then costs no
+  // allocation (nor fresh pages) per batch.
+  std::vector<std::string> spare;
   std::array<size_t, 2> backlog_bytes{};
   std::array<uint64_t, 2> dropped_unmarked{};  // dropped from the backlog since the recorder last took it
   CaptureCounts counts;
@@ -355,27 +362,45 @@ void ConsoleCapture::State::Keep(size_t stream, std::string_view bytes, size_t p
     backlog.back().bytes.append(bytes);
     backlog.back().piped += piped;
   } else {
-    backlog.push_back({stream, std::string(bytes), piped});
+    std::string kept;
+    if (!spare.empty()) {
+      kept = std::move(spare.back());
+      spare.pop_back();
+    }
+    kept.assign(bytes);
+    backlog.push_back({stream, std::move(kept), piped});
   }
   backlog_bytes[stream] += size;
   if (backlog_bytes[0] + backlog_bytes[1] >= kTakeBytes) changed.notify_all();
 }
 
 bool ConsoleCapture::State::ReadTerminal(size_t stream, std::span<char> buffer, bool& passthrough_ok) {
-  // A few reads per wake-up, so a flood on one stream never starves the other.
-  for (int reads = 0; reads < 16; ++reads) {
-    const ssize_t n = ::read(read_fd[stream], buffer.data(), buffer.size());
-    if (n > 0) {
-      const auto size = static_cast<size_t>(n);
-      if (passthrough_ok && !WriteAll(options.passthrough[stream], buffer.data(), size))
-        passthrough_ok = false;
-      Keep(stream, std::string_view(buffer.data(), size), 0);
-      if (size < buffer.size()) return true;
-      continue;
+  // A pseudo-terminal gives at most what its line discipline holds (4 KiB) a read: what it holds now is
+  // read into one chunk of up to kChunkBytes, which is written on with one write and kept with one lock.
+  // A few chunks per wake-up, so a flood on one stream never starves the other.
+  const std::span<char> chunk = buffer.first(std::min(buffer.size(), kChunkBytes));
+  for (int chunks = 0; chunks < 16; ++chunks) {
+    size_t filled = 0;
+    bool open = true;
+    while (filled < chunk.size()) {
+      const ssize_t n = ::read(read_fd[stream], chunk.data() + filled, chunk.size() - filled);
+      if (n > 0) {
+        filled += static_cast<size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        // EAGAIN: drained for now; 0, or EIO from a pseudo-terminal whose last writer closed it: the end.
+        open = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+        break;
+      }
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
-    return false;  // 0, or EIO from a pseudo-terminal whose last writer closed it
+    if (filled > 0) {
+      if (passthrough_ok && !WriteAll(options.passthrough[stream], chunk.data(), filled))
+        passthrough_ok = false;
+      Keep(stream, std::string_view(chunk.data(), filled), 0);
+    }
+    if (!open) return false;
+    if (filled == 0) return true;
   }
   return true;
 }
@@ -489,7 +514,7 @@ void ConsoleCapture::State::Deliver(size_t stream, const std::string& text, Term
   if (output_log) lines.Write(StreamAt(stream), text, now);  // else nobody takes its lines
   for (size_t start = 0; start < text.size();) {
     const size_t end = PieceEnd(text, start, ConsoleCapture::kMaxRecordBytes);
-    const std::string piece = text.substr(start, end - start);
+    const std::string_view piece = std::string_view(text).substr(start, end - start);
     if (!sink(StreamAt(stream), piece, now)) {
       std::lock_guard lock(mutex);
       counts.bytes_dropped[stream] += piece.size();
@@ -547,7 +572,17 @@ void ConsoleCapture::State::Record() {
     }
     Deliver(last_stream, coalescers[last_stream].Take(), lines);
     Deliver(1 - last_stream, coalescers[1 - last_stream].Take(), lines);
-    if (output_log && !log_failed && (stopping || Clock::now() >= next_log_update)) {
+    {
+      std::lock_guard lock(mutex);
+      for (Segment& segment : taken) {
+        if (spare.size() >= kSpareBuffers || segment.bytes.capacity() > kSpareBufferBytes) continue;
+        segment.bytes.clear();
+        spare.push_back(std::move(segment.bytes));
+      }
+    }
+    // A flood's finished lines are written as they add up, not held for the interval.
+    if (output_log && !log_failed &&
+        (stopping || Clock::now() >= next_log_update || lines.finished_bytes() >= kOutputLogBytes)) {
       const Status status = stopping ? output_log->Close(lines) : output_log->Update(lines);
       if (!status) {
         log_failed = true;

@@ -7,11 +7,13 @@
 //
 // A reader thread drains both streams as fast as the command writes and passes every byte on to runmon's
 // own stdout and stderr unchanged (blocking there as the command would block on them; a passthrough that
-// fails, a closed pipe, is given up). From a pipe the kernel does the copying: tee(2) puts a
-// copy into a recording pipe and splice(2) moves the output on, so a flood costs runmon no copy of its
-// own; from a pseudo-terminal the reader reads, writes and keeps a copy in a bounded backlog. A recorder
-// thread turns what was kept into OutputRawRecord text (OutputCoalescer) at most every flush interval,
-// gives it to the sink (the run log) in pieces of at most kMaxRecordBytes, and keeps files/output.log.
+// fails, a closed pipe, is given up). From a pipe the kernel does the copying: tee(2) puts a copy into a
+// recording pipe and splice(2) moves the output on, so a flood costs runmon no copy of its own; from a
+// pseudo-terminal (which gives at most 4 KiB a read) the reader reads all it holds into a chunk, writes the
+// chunk on with one write and keeps a copy in a bounded backlog (whose buffers the recorder hands back,
+// so a flood allocates nothing per batch). A recorder thread turns what was kept into OutputRawRecord text
+// (OutputCoalescer) at most every flush interval, gives it to the sink (the run log) in pieces of at most
+// kMaxRecordBytes, and keeps files/output.log (its finished lines written as they add up to 1 MiB).
 // Output that the recorder cannot keep up with (a flood) is passed on unrecorded, never waited for: the
 // command is never slowed by the recording, and what was not recorded is counted and marked in the text.
 //
@@ -30,6 +32,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "console/output_log_file.hpp"
 #include "console/terminal_lines.hpp"
@@ -52,8 +55,7 @@ struct CaptureCounts {
 };
 
 // Takes a record's text; false when it could not be kept (it is then counted as dropped).
-using ConsoleRecordSink =
-    std::function<bool(ConsoleStream stream, const std::string& text, double timestamp)>;
+using ConsoleRecordSink = std::function<bool(ConsoleStream stream, std::string_view text, double timestamp)>;
 using ConsoleWarn = std::function<void(const std::string&)>;
 
 class ConsoleCapture {

@@ -39,7 +39,7 @@ struct Recorded {
   std::atomic<int> delay_ms{0};
 
   ConsoleRecordSink Sink() {
-    return [this](ConsoleStream stream, const std::string& text, double) {
+    return [this](ConsoleStream stream, std::string_view text, double) {
       if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms.load()));
       std::lock_guard lock(mutex);
       records.emplace_back(stream, text);
@@ -277,6 +277,8 @@ TEST(ConsoleCapture, AStreamOnATerminalGetsATerminalWithItsWindowSize) {
   ::kill(::getpid(), SIGWINCH);  // what the terminal's kernel side would send runmon
   EXPECT_EQ(Reap(child), 0);
   (*capture)->Finish(2s);
+  // Written on by now; the terminal's reader (the drain thread) may not have read it yet.
+  testing::WaitUntil([&] { return drain.text().find("resized") != std::string::npos; }, 10s);
   const std::string shown = drain.text();
   EXPECT_NE(shown.find("stdout is a terminal"), std::string::npos) << shown;
   EXPECT_NE(shown.find("size 40 100"), std::string::npos) << shown;
@@ -286,6 +288,52 @@ TEST(ConsoleCapture, AStreamOnATerminalGetsATerminalWithItsWindowSize) {
   EXPECT_EQ(lines[0], "stdout is a terminal");
   EXPECT_EQ(lines[1], "size 40 100");
   EXPECT_EQ(recorded.Lines(ConsoleStream::kStderr), (std::vector<std::string>{"stderr is not"}));
+  ::close(terminal.slave);
+}
+
+TEST(ConsoleCapture, OutputOnATerminalIsPassedOnByteForByteAndRecordedWhole) {
+  // Far more than one read of the pseudo-terminal (4 KiB) or one chunk written on: lines, `\r` redraws,
+  // colours and multi-byte characters that the reads cut anywhere.
+  std::string content;
+  for (int i = 0; content.size() < (900u << 10); ++i) {
+    content += "step " + std::to_string(i) + " \xE2\x82\xAC \x1b[32mok\x1b[0m " + std::string(i % 97, '.');
+    content += i % 13 == 0 ? "\r 50%\r100%\n" : "\n";
+  }
+  test::TempDir dir;
+  { std::ofstream(dir.path() / "content", std::ios::binary) << content; }
+  TestTerminal terminal;
+  ASSERT_GE(terminal.slave, 0);
+  termios raw{};
+  ASSERT_EQ(::tcgetattr(terminal.slave, &raw), 0);
+  ::cfmakeraw(&raw);  // what the terminal shows is then exactly what runmon wrote
+  ASSERT_EQ(::tcsetattr(terminal.slave, TCSANOW, &raw), 0);
+  sigset_t window_change;
+  sigemptyset(&window_change);
+  sigaddset(&window_change, SIGWINCH);
+  ::pthread_sigmask(SIG_BLOCK, &window_change, nullptr);
+  ConsoleCaptureOptions options;
+  options.passthrough = {terminal.slave, STDERR_FILENO};
+  options.terminal = {true, false};
+  auto capture = ConsoleCapture::Open(options);
+  ASSERT_TRUE(capture) << capture.error();
+  Drain drain(terminal.master);
+  const auto inherited = CaptureProcessState({});
+  const pid_t child = Spawn("cat " + (dir.path() / "content").string(), **capture, inherited);
+  Recorded recorded;
+  ASSERT_TRUE((*capture)->Start(child, recorded.Sink(), nullptr, [](const std::string&) {}));
+  EXPECT_EQ(Reap(child), 0);
+  (*capture)->Finish(2s);
+  ASSERT_TRUE(testing::WaitUntil([&] { return drain.bytes() >= content.size(); }, 20s));
+  EXPECT_TRUE(drain.text() == content) << "what the terminal got differs from what the command wrote";
+  const auto counts = (*capture)->counts();
+  EXPECT_EQ(counts.bytes_read[0], content.size());
+  EXPECT_EQ(counts.bytes_dropped[0], 0u);
+  TerminalLines expected(64);
+  expected.Write(ConsoleStream::kStdout, content, 0);
+  expected.FinishAll();
+  std::vector<std::string> expected_lines;
+  for (const auto& line : expected.TakeFinished()) expected_lines.push_back(line.text);
+  EXPECT_TRUE(recorded.Lines(ConsoleStream::kStdout) == expected_lines) << "the recorded lines differ";
   ::close(terminal.slave);
 }
 
