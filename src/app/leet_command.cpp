@@ -28,7 +28,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kLoadSlice = std::chrono::milliseconds(40);  // loading: a frame at least this often
 constexpr auto kIdleSlice = std::chrono::milliseconds(10);
-constexpr int kPollMilliseconds = 250;  // how often a caught-up run is checked for new records
+constexpr int kPollMilliseconds = 250;       // how often a caught-up run is checked for new records
+constexpr int kDecodePollMilliseconds = 20;  // while images decode: how soon one that is done is drawn
 constexpr auto kClockRedraw = std::chrono::seconds(1);
 
 bool ParseSize(const std::string& text, int& width, int& height) {
@@ -81,6 +82,7 @@ int RunLoop(std::unique_ptr<Source> source, Restart restart, const tui::LeetView
   tui::Terminal& screen = **terminal;
   tui::LeetView view(settings);
   UseImageModule(view);
+  view.SetBackgroundImageDecoding(true);
   bool dirty = true;
   bool clock_matters = true;
   std::string restart_failure;
@@ -90,6 +92,7 @@ int RunLoop(std::unique_ptr<Source> source, Restart restart, const tui::LeetView
     const auto now = Clock::now();
     const bool loading = source->loading();
     if (source->Work(now, loading ? kLoadSlice : kIdleSlice)) dirty = true;
+    if (view.images_decoded()) dirty = true;
     // The clock redraws only what can change with time alone: a running run's runtime and its state (a
     // writer that is gone, a W&B run that went quiet).
     if (dirty || (clock_matters && Clock::now() - last_draw >= kClockRedraw)) {
@@ -107,7 +110,9 @@ int RunLoop(std::unique_ptr<Source> source, Restart restart, const tui::LeetView
       dirty = false;
     }
     // While loading, only take what input is already there; otherwise wait for input or the next poll.
-    int timeout = source->loading() ? 0 : kPollMilliseconds;
+    int timeout = source->loading()        ? 0
+                  : view.images_decoding() ? kDecodePollMilliseconds
+                                           : kPollMilliseconds;
     while (auto event = screen.Read(timeout)) {
       const auto action = view.Handle(*event);
       if (action == tui::ViewAction::kRestart) {

@@ -17,32 +17,31 @@ constexpr int Squared(int v) {
   return v * v;
 }
 
-constexpr int DistanceSquared(uint32_t rgb, int r, int g, int b) {
-  return Squared(static_cast<int>((rgb >> 16) & 0xFF) - r) +
-         Squared(static_cast<int>((rgb >> 8) & 0xFF) - g) + Squared(static_cast<int>(rgb & 0xFF) - b);
+// The cube level nearest a channel's value: the levels are 0, 95, then 40 apart.
+constexpr int CubeLevel(int value) {
+  if (value < 48) return 0;
+  if (value < 115) return 1;
+  return (value - 35) / 40;
 }
 
+// The nearest cube colour is the nearest level of each channel; the nearest grey, the ramp value nearest
+// the channels' mean (8 + 10 i).
 constexpr int16_t Nearest(uint32_t rgb) {
-  int best = 16;
-  int best_distance = DistanceSquared(rgb, 0, 0, 0);
-  for (int i = 0; i < 216; ++i) {
-    const int distance =
-        DistanceSquared(rgb, kCubeLevels[static_cast<size_t>(i / 36)],
-                        kCubeLevels[static_cast<size_t>(i / 6 % 6)], kCubeLevels[static_cast<size_t>(i % 6)]);
-    if (distance < best_distance) {
-      best = 16 + i;
-      best_distance = distance;
-    }
-  }
-  for (int i = 0; i < 24; ++i) {
-    const int level = 8 + 10 * i;
-    const int distance = DistanceSquared(rgb, level, level, level);
-    if (distance < best_distance) {
-      best = 232 + i;
-      best_distance = distance;
-    }
-  }
-  return static_cast<int16_t>(best);
+  const int red = static_cast<int>((rgb >> 16) & 0xFF);
+  const int green = static_cast<int>((rgb >> 8) & 0xFF);
+  const int blue = static_cast<int>(rgb & 0xFF);
+  const int r = CubeLevel(red);
+  const int g = CubeLevel(green);
+  const int b = CubeLevel(blue);
+  const int cube_distance = Squared(red - kCubeLevels[static_cast<size_t>(r)]) +
+                            Squared(green - kCubeLevels[static_cast<size_t>(g)]) +
+                            Squared(blue - kCubeLevels[static_cast<size_t>(b)]);
+  const int mean = (red + green + blue) / 3;
+  const int grey = std::clamp((mean - 3) / 10, 0, 23);
+  const int level = 8 + 10 * grey;
+  const int grey_distance = Squared(red - level) + Squared(green - level) + Squared(blue - level);
+  if (grey_distance < cube_distance) return static_cast<int16_t>(232 + grey);
+  return static_cast<int16_t>(16 + 36 * r + 6 * g + b);
 }
 
 template <size_t N>

@@ -36,7 +36,8 @@ inline constexpr int kDefaultFrenchFriesColorScheme = 9;  // viridis: heatmaps
 
 // The scheme's colours as xterm-256 indices (an index out of range gives the default scheme's).
 std::span<const int16_t> SchemeColors(int scheme);
-// The nearest xterm-256 colour (16-255) to an 0xRRGGBB colour, by squared distance in RGB.
+// The nearest xterm-256 colour (16-255) to an 0xRRGGBB colour, by squared distance in RGB (a tie goes to
+// the cube). Also what images are drawn with (media_pane.hpp).
 int16_t NearestXterm256(uint32_t rgb);
 // A stable index into a palette of `size` colours for a name (a run's id, a tag): FNV-1a 32 of the
 // bytes modulo `size`, as W&B's colorIndex, so a run or tag has the same colour in both tools' palettes.

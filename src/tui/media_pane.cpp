@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "tui/color_scheme.hpp"
+
 namespace runmon::tui {
 namespace {
 
@@ -20,16 +22,6 @@ constexpr uint8_t kOpaque = 128;  // alpha from which a pixel is drawn
 std::string FormatStep(double step) {
   if (std::trunc(step) == step && std::fabs(step) < 1e15) return fmt::format("{:.0f}", step);
   return fmt::format("{:.3f}", step);
-}
-
-int CubeLevel(uint8_t value) {
-  if (value < 48) return 0;
-  if (value < 115) return 1;
-  return (value - 35) / 40;
-}
-
-int Distance(int r1, int g1, int b1, int r2, int g2, int b2) {
-  return (r1 - r2) * (r1 - r2) + (g1 - g2) * (g1 - g2) + (b1 - b2) * (b1 - b2);
 }
 
 // `text` broken at spaces into lines of at most `width` columns (a word longer than that is cut by PutText).
@@ -72,20 +64,6 @@ Rect Inside(Rect area) {
 }
 
 }  // namespace
-
-int16_t NearestXtermColor(uint8_t red, uint8_t green, uint8_t blue) {
-  static constexpr int kLevels[6] = {0, 95, 135, 175, 215, 255};
-  const int r = CubeLevel(red);
-  const int g = CubeLevel(green);
-  const int b = CubeLevel(blue);
-  const int cube_distance = Distance(red, green, blue, kLevels[r], kLevels[g], kLevels[b]);
-  const int mean = (red + green + blue) / 3;
-  const int grey = std::clamp((mean - 3) / 10, 0, 23);  // ramp value 8 + 10 * grey
-  const int grey_value = 8 + 10 * grey;
-  const int grey_distance = Distance(red, green, blue, grey_value, grey_value, grey_value);
-  if (grey_distance < cube_distance) return static_cast<int16_t>(232 + grey);
-  return static_cast<int16_t>(16 + 36 * r + 6 * g + b);
-}
 
 void MediaPane::Reset() {
   selected_ = 0;
@@ -286,6 +264,7 @@ void MediaPane::Render(CellGrid& grid, Rect area, const runview::MediaLog* log, 
   tiles_.clear();
   status_label_.clear();
   if (area.width < 8 || area.height < 4) return;
+  TakeDecoded();
   Snapshot(log);
   const Style border = focused ? kFocusStyle : kDimStyle;
   std::string title = "Media";
@@ -401,7 +380,9 @@ void MediaPane::DrawImage(CellGrid& grid, Rect area, const runview::MediaLog& lo
       const uint8_t* bottom = pixel(x, 2 * row + 1);
       const bool top_shown = top[3] >= kOpaque;
       const bool bottom_shown = bottom != nullptr && bottom[3] >= kOpaque;
-      const auto colour = [](const uint8_t* p) { return NearestXtermColor(p[0], p[1], p[2]); };
+      const auto colour = [](const uint8_t* p) {
+        return NearestXterm256(static_cast<uint32_t>(p[0]) << 16 | static_cast<uint32_t>(p[1]) << 8 | p[2]);
+      };
       if (top_shown) {
         grid.Set(x0 + x, y0 + row, U'▀', {colour(top), bottom_shown ? colour(bottom) : kDefaultColor});
       } else if (bottom_shown) {
@@ -428,22 +409,46 @@ const MediaPane::Cached& MediaPane::Lookup(const runview::MediaLog& log, const r
     cache_.erase(entry);
     cache_index_.erase(found);
   }
-  ++decodes_;
-  Cached cached;
-  cached.id = id;
+  decoding_placeholder_.content = std::string("decoding…");
+  if (worker_ != nullptr && worker_->Pending(id)) return decoding_placeholder_;
   auto bytes = log.ReadFile(image, kMaxFileBytes);
-  if (!bytes) {
+  Cached cached;
+  if (bytes && decoder_ != nullptr && background_) {
+    // A small image now; one that fails the small limits (a large one, or a damaged file, whose error
+    // then comes from the worker) on the worker.
+    cached.content = DecodeToFit(decoder_, *bytes, columns, rows, kInlineDecodeLimits);
+    if (!std::holds_alternative<media::Image>(cached.content)) {
+      if (worker_ == nullptr) worker_ = std::make_unique<ImageDecodeWorker>(decoder_);
+      worker_->Submit({std::move(id), std::move(*bytes), columns, rows});
+      return decoding_placeholder_;
+    }
+  } else if (!bytes) {
     cached.content = bytes.error();
     cached.retry_after_version = log.version();
   } else if (decoder_ == nullptr) {
     cached.content = "images are not shown: " + decoder_missing_;
-  } else if (auto decoded = decoder_(*bytes, media::DecodeLimits{}); !decoded) {
-    cached.content = decoded.error();
   } else {
-    const media::Size fit = media::FitWithin(decoded->width, decoded->height, columns, rows * 2);
-    cached.content = media::Resize(*decoded, fit.width, fit.height);
+    cached.content = DecodeToFit(decoder_, *bytes, columns, rows);
   }
-  cached.bytes = id.size() + sizeof(Cached) +
+  ++decodes_;
+  cached.id = std::move(id);
+  return Insert(std::move(cached));
+}
+
+void MediaPane::TakeDecoded() {
+  if (worker_ == nullptr) return;
+  for (ImageDecodeWorker::Done& done : worker_->TakeDone()) {
+    ++decodes_;
+    if (cache_index_.count(done.id) > 0) continue;
+    Cached cached;
+    cached.id = std::move(done.id);
+    cached.content = std::move(done.content);
+    Insert(std::move(cached));
+  }
+}
+
+const MediaPane::Cached& MediaPane::Insert(Cached cached) {
+  cached.bytes = cached.id.size() + sizeof(Cached) +
                  std::visit(
                      [](const auto& content) {
                        if constexpr (std::is_same_v<std::decay_t<decltype(content)>, std::string>) {
@@ -454,6 +459,7 @@ const MediaPane::Cached& MediaPane::Lookup(const runview::MediaLog& log, const r
                      },
                      cached.content);
   cached_bytes_ += cached.bytes;
+  std::string id = cached.id;
   cache_.push_front(std::move(cached));
   cache_index_[std::move(id)] = cache_.begin();
   while (cached_bytes_ > kCacheBytes && cache_.size() > 1) {

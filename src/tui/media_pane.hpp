@@ -1,21 +1,24 @@
 // leet's media pane (W&B LEET's key 3): the images the run logged, a grid of tiles (LEET's media_grid, 1x2
 // by default) below the metrics grid, each with its key as title and its step (and caption) below, drawn
 // as half-block cells ('▀': the upper pixel the foreground, the lower the background) in the xterm-256
-// palette, scaled to fit keeping their aspect. The pane's keys are LEET's: left/right scrub the selected
-// key's images one step, up/down ten, home/end to the first and last; `l` links scrubbing, so every key
-// shows the image at one shared step; a/d/w/s move the selection, pgup/pgdn page through the keys, enter
-// shows the selected image alone (esc back). A key follows its newest image until scrubbed away from it.
+// palette (NearestXterm256), scaled to fit keeping their aspect. The pane's keys are LEET's: left/right scrub
+// the selected key's images one step, up/down ten, home/end to the first and last; `l` links scrubbing, so
+// every key shows the image at one shared step; a/d/w/s move the selection, pgup/pgdn page through the keys,
+// enter shows the selected image alone (esc back). A key follows its newest image until scrubbed away from
+// it.
 //
 // Images are read and decoded only when shown, through the run's MediaLog (which keeps reads inside the
 // run directory), and kept resized in a cache of at most kCacheBytes, least recently shown dropped first.
 // A file that cannot be read is tried again when the log changes (W&B may write the file after the record);
-// a file that cannot be decoded says why in its tile until it leaves the cache.
+// a file that cannot be decoded says why in its tile until it leaves the cache. With background decoding
+// (leet's screen) a large file is decoded on a thread of its own and the tile says "decoding…" meanwhile.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -26,12 +29,10 @@
 #include "media/image.hpp"
 #include "runview/media_log.hpp"
 #include "tui/cell_grid.hpp"
+#include "tui/image_decoding.hpp"
 #include "tui/input.hpp"
 
 namespace runmon::tui {
-
-// The xterm-256 colour nearest an RGB colour: the 6x6x6 cube (16-231) or the grey ramp (232-255).
-int16_t NearestXtermColor(uint8_t red, uint8_t green, uint8_t blue);
 
 class MediaPane {
  public:
@@ -42,6 +43,9 @@ class MediaPane {
   static constexpr int kTileMinHeight = 8;
   static constexpr int kMinHeight = 3 + kTileMinHeight;
   static constexpr size_t kCacheBytes = size_t{32} << 20;
+  // With background decoding, what is decoded as it is drawn: up to 1024x1024 pixels (a few ms); a larger
+  // image fails these limits at its header, before any pixel is decoded, and goes to the worker.
+  static constexpr media::DecodeLimits kInlineDecodeLimits{.max_pixel_bytes = uint64_t{4} << 20};
 
   bool visible() const { return visible_; }
   void Toggle() { visible_ = !visible_; }
@@ -55,7 +59,18 @@ class MediaPane {
   void SetDecoder(media::ImageDecoder decoder, std::string missing = {}) {
     decoder_ = decoder;
     decoder_missing_ = std::move(missing);
+    worker_.reset();
   }
+  // Images larger than kInlineDecodeLimits decoded on a thread of their own (image_decoding.hpp): the
+  // tile says "decoding…" until a render after the image is ready. Off (every file decoded as it is drawn)
+  // by default, so a frame printed once shows every image.
+  void SetBackgroundDecoding(bool on) {
+    background_ = on;
+    if (!on) worker_.reset();
+  }
+  bool decoding() const { return worker_ != nullptr && worker_->busy(); }
+  // Images decoded in the background that the next render draws.
+  bool decoded_waiting() const { return worker_ != nullptr && worker_->ready(); }
 
   // `log` may be null (no run open).
   void Render(CellGrid& grid, Rect area, const runview::MediaLog* log, bool focused);
@@ -90,9 +105,9 @@ class MediaPane {
     bool follow = true;
   };
   struct Cached {
-    std::string id;                                   // run directory, path, size
-    std::variant<media::Image, std::string> content;  // the resized image, or why there is none
-    uint64_t retry_after_version = UINT64_MAX;        // an unreadable file: tried again once the log moves on
+    std::string id;                             // run directory, path, size
+    DecodedImage content;                       // the resized image, or why there is none
+    uint64_t retry_after_version = UINT64_MAX;  // an unreadable file: tried again once the log moves on
     size_t bytes = 0;
   };
 
@@ -103,6 +118,8 @@ class MediaPane {
   void DrawImage(CellGrid& grid, Rect area, const runview::MediaLog& log,
                  const runview::MediaLog::Entry& entry);
   const Cached& Lookup(const runview::MediaLog& log, const runview::ImageFile& image, int columns, int rows);
+  const Cached& Insert(Cached cached);
+  void TakeDecoded();
   void UpdateStatus(const runview::MediaLog::Entry* entry);
 
   media::ImageDecoder decoder_ = nullptr;
@@ -135,6 +152,9 @@ class MediaPane {
   std::unordered_map<std::string, std::list<Cached>::iterator> cache_index_;
   size_t cached_bytes_ = 0;
   size_t decodes_ = 0;
+  bool background_ = false;
+  std::unique_ptr<ImageDecodeWorker> worker_;  // made at the first file it decodes
+  Cached decoding_placeholder_;                // what a tile shows while its image is decoded
 };
 
 }  // namespace runmon::tui

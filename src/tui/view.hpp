@@ -167,6 +167,11 @@ class LeetView {
   void SetImageDecoder(media::ImageDecoder decoder, std::string missing) {
     media_.SetDecoder(decoder, std::move(missing));
   }
+  // Large images decoded on a thread of their own (leet's screen; see MediaPane::SetBackgroundDecoding):
+  // while images_decoding() the app polls for images_decoded(), which the next render draws.
+  void SetBackgroundImageDecoding(bool on) { media_.SetBackgroundDecoding(on); }
+  bool images_decoding() const { return media_.decoding(); }
+  bool images_decoded() const { return media_.decoded_waiting(); }
 
  private:
   struct GridState {

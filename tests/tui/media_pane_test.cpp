@@ -85,16 +85,6 @@ InputEvent Key(KeyCode code) {
   return KeyEvent(code);
 }
 
-TEST(NearestXtermColor, MapsToTheCubeAndTheGreyRamp) {
-  EXPECT_EQ(NearestXtermColor(0, 0, 0), 16);
-  EXPECT_EQ(NearestXtermColor(255, 255, 255), 231);
-  EXPECT_EQ(NearestXtermColor(255, 0, 0), 196);
-  EXPECT_EQ(NearestXtermColor(95, 135, 175), 67);
-  EXPECT_EQ(NearestXtermColor(128, 128, 128), 244);  // the ramp's 128 beats the cube's 135
-  EXPECT_EQ(NearestXtermColor(8, 8, 8), 232);
-  EXPECT_EQ(NearestXtermColor(0, 200, 0), 40);
-}
-
 TEST(MediaPane, GoldenFramesOfTheFixtureRun) {
   const runview::MediaLog log = FixtureLog();
   MediaPane pane = DecodingPane();

@@ -1,8 +1,8 @@
-// LeetView's colours (color_scheme.hpp) and the settings it keeps for the config: a run's logged metrics
-// in the run's own colour or each chart its own (per_plot), system charts from system_color_scheme,
-// heatmaps on french_fries_color_scheme's ramp, overlaid runs apart (and their markers in the runs list),
-// tags in tag_color_scheme; and which of the user's changes settings() reports (the run view's panes, not
-// a workspace's; guides, grid sizes, dragged sizes and their reset).
+// LeetView's colours (the schemes are color_scheme_test's) and the settings it keeps for the config: a run's
+// logged metrics in the run's own colour or each chart its own (per_plot), system charts from
+// system_color_scheme, heatmaps on french_fries_color_scheme's ramp, overlaid runs apart (and their markers
+// in the runs list), tags in tag_color_scheme; and which of the user's changes settings() reports (the run
+// view's panes, not a workspace's; guides, grid sizes, dragged sizes and their reset).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -64,56 +64,6 @@ std::set<int16_t> ColorsUnder(const CellGrid& grid, std::u32string_view title, c
     }
   }
   return colors;
-}
-
-TEST(ColorScheme, MapsRgbToTheNearestXtermColour) {
-  EXPECT_EQ(NearestXterm256(0x000000), 16);
-  EXPECT_EQ(NearestXterm256(0xFFFFFF), 231);
-  EXPECT_EQ(NearestXterm256(0xFF0000), 196);
-  EXPECT_EQ(NearestXterm256(0x0000FF), 21);
-  EXPECT_EQ(NearestXterm256(0x808080), 244);   // a grey: the grey ramp (8 + 10 x 12 = 128)
-  EXPECT_EQ(NearestXterm256(0x5FD7AF), 79);    // exactly a cube colour (95, 215, 175)
-  EXPECT_EQ(NearestXterm256(0xFF000000), 16);  // bits above the colour are ignored
-}
-
-TEST(ColorScheme, NamesAndPalettesAreW_AndBsWithTheirDefaults) {
-  ASSERT_EQ(kColorSchemeNames.size(), 14u);
-  EXPECT_EQ(kColorSchemeNames[static_cast<size_t>(kDefaultColorScheme)], "wandb-vibe-10");
-  EXPECT_EQ(kColorSchemeNames[static_cast<size_t>(kDefaultPerPlotColorScheme)], "sunset-glow");
-  EXPECT_EQ(kColorSchemeNames[static_cast<size_t>(kDefaultFrenchFriesColorScheme)], "viridis");
-  EXPECT_EQ(FindColorScheme("magma"), 12);
-  EXPECT_EQ(FindColorScheme("Magma"), -1);
-  EXPECT_EQ(FindColorScheme(""), -1);
-  const std::array<size_t, 14> sizes = {10, 10, 10, 8, 10, 20, 16, 16, 11, 11, 11, 11, 11, 11};
-  for (size_t i = 0; i < kColorSchemeNames.size(); ++i) {
-    const auto colors = SchemeColors(static_cast<int>(i));
-    EXPECT_EQ(colors.size(), sizes[i]) << kColorSchemeNames[i];
-    for (const int16_t color : colors) {
-      EXPECT_GE(color, 16) << kColorSchemeNames[i];
-      EXPECT_LE(color, 255) << kColorSchemeNames[i];
-    }
-  }
-  // W&B's wandb-vibe-10 dark colours: #B1B4B9 (a grey), #58D3DB (teal).
-  EXPECT_EQ(SchemeColors(kDefaultColorScheme)[0], NearestXterm256(0xB1B4B9));
-  EXPECT_EQ(SchemeColors(kDefaultColorScheme)[1], NearestXterm256(0x58D3DB));
-  // Out of range: the default scheme.
-  EXPECT_EQ(SchemeColors(-1).data(), SchemeColors(kDefaultColorScheme).data());
-  EXPECT_EQ(SchemeColors(99).data(), SchemeColors(kDefaultColorScheme).data());
-}
-
-TEST(ColorScheme, StableIndexIsFnv1aAsW_AndBsAndRampsClamp) {
-  // FNV-1a 32: "" is the offset basis 2166136261, "a" is 0xE40C292C.
-  EXPECT_EQ(StableColorIndex("", 10), 2166136261u % 10);
-  EXPECT_EQ(StableColorIndex("a", 7), 0xE40C292Cu % 7);
-  EXPECT_EQ(StableColorIndex("anything", 0), 0u);
-  const auto viridis = SchemeColors(kDefaultFrenchFriesColorScheme);
-  EXPECT_EQ(RampColor(viridis, 0), viridis.front());
-  EXPECT_EQ(RampColor(viridis, -20), viridis.front());
-  EXPECT_EQ(RampColor(viridis, 100), viridis.back());
-  EXPECT_EQ(RampColor(viridis, 1e9), viridis.back());
-  EXPECT_EQ(RampColor(viridis, 50), viridis[5]);
-  EXPECT_EQ(RampColor(viridis, std::nan("")), kDefaultColor);
-  EXPECT_EQ(RampColor({}, 50), kDefaultColor);
 }
 
 TEST_F(ViewTest, ARunsLoggedMetricsTakeTheRunsColourOrEachChartItsOwn) {
