@@ -122,31 +122,29 @@ constexpr LeetConfigField BoolField(std::string_view key, std::string_view label
   return {key, label, description, LeetFieldKind::kBool, 0, 1, {}, GetBool<Flag>, SetBool<Flag>};
 }
 
-template <int LeetConfig::*Scheme>
-constexpr LeetConfigField SchemeField(std::string_view key, std::string_view label,
-                                      std::string_view description) {
+// An option of `options` (an enum, or an index into a list of names), kept as its index.
+template <typename T, T LeetConfig::*Member>
+constexpr LeetConfigField EnumField(std::string_view key, std::string_view label,
+                                    std::string_view description, std::span<const std::string_view> options) {
   return {key,
           label,
           description,
           LeetFieldKind::kEnum,
           0,
           0,
-          kColorSchemeNames,
-          [](const LeetConfig& c) { return static_cast<double>(c.*Scheme); },
-          [](LeetConfig& c, double v) { c.*Scheme = static_cast<int>(v); }};
+          options,
+          [](const LeetConfig& c) { return static_cast<double>(c.*Member); },
+          [](LeetConfig& c, double v) { c.*Member = static_cast<T>(static_cast<int>(v)); }};
+}
+template <int LeetConfig::*Scheme>
+constexpr LeetConfigField SchemeField(std::string_view key, std::string_view label,
+                                      std::string_view description) {
+  return EnumField<int, Scheme>(key, label, description, kColorSchemeNames);
 }
 template <ColorMode LeetConfig::*Mode>
 constexpr LeetConfigField ModeField(std::string_view key, std::string_view label,
                                     std::string_view description) {
-  return {key,
-          label,
-          description,
-          LeetFieldKind::kEnum,
-          0,
-          0,
-          kColorModeNames,
-          [](const LeetConfig& c) { return static_cast<double>(c.*Mode); },
-          [](LeetConfig& c, double v) { c.*Mode = static_cast<ColorMode>(v); }};
+  return EnumField<ColorMode, Mode>(key, label, description, kColorModeNames);
 }
 
 using C = LeetConfig;
@@ -155,14 +153,10 @@ constexpr auto kRows = &GridSize::rows;
 constexpr auto kCols = &GridSize::cols;
 
 const std::array<LeetConfigField, 30> kFields = {
-    LeetConfigField{"startup_mode", "Startup mode", "With no PATH: open the workspace or the latest run.",
-                    LeetFieldKind::kEnum, 0, 0, kStartupModes,
-                    [](const LeetConfig& c) { return static_cast<double>(c.startup_mode); },
-                    [](LeetConfig& c, double v) { c.startup_mode = static_cast<StartupMode>(v); }},
-    LeetConfigField{"chart_guides", "Chart guides", "Guides behind the line charts: none, dots or lines.",
-                    LeetFieldKind::kEnum, 0, 0, kChartGuides,
-                    [](const LeetConfig& c) { return static_cast<double>(c.chart_guides); },
-                    [](LeetConfig& c, double v) { c.chart_guides = static_cast<ChartGuides>(v); }},
+    EnumField<StartupMode, &C::startup_mode>(
+        "startup_mode", "Startup mode", "With no PATH: open the workspace or the latest run.", kStartupModes),
+    EnumField<ChartGuides, &C::chart_guides>(
+        "chart_guides", "Chart guides", "Guides behind the line charts: none, dots or lines.", kChartGuides),
     GridField<&C::metrics_grid, kRows>("metrics_grid.rows", "Metrics grid rows",
                                        "Rows of charts in the centre grid of a run's metrics."),
     GridField<&C::metrics_grid, kCols>("metrics_grid.cols", "Metrics grid cols",
