@@ -1,0 +1,60 @@
+// Fuzzes the metrics channel's lines (user_metrics/metric_line.hpp) and the rows made of them
+// (history_rows.hpp): the input is cut at newlines and each piece parsed. A line that parses gives valid
+// UTF-8 keys within the limits and values whose JSON parses again to the same value (Python's NaN words
+// included); every line, good or bad, goes through an assembler whose rows' steps never go back and whose
+// summary has a key at most once.
+#include <cstddef>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/utf8.hpp"
+#include "fuzz_check.hpp"
+#include "user_metrics/history_rows.hpp"
+#include "user_metrics/metric_line.hpp"
+
+using runmon::user_metrics::HistoryAssembler;
+using runmon::user_metrics::HistoryRow;
+using runmon::user_metrics::MetricLineLimits;
+using runmon::user_metrics::ParseMetricLine;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  const MetricLineLimits limits{.max_depth = 8, .max_items = 64, .max_key_bytes = 64};
+  HistoryAssembler history;
+  std::vector<HistoryRow> rows;
+  double now = 1.0e9;
+  size_t start = 0;
+  while (start <= input.size()) {
+    const size_t end = std::min(input.find('\n', start), input.size());
+    const std::string_view line = input.substr(start, end - start);
+    start = end + 1;
+    auto parsed = ParseMetricLine(line, limits);
+    if (!parsed) {
+      FUZZ_CHECK(runmon::IsValidUtf8(parsed.error()));
+      continue;
+    }
+    FUZZ_CHECK(parsed->items.size() <= limits.max_items);
+    for (const auto& item : parsed->items) {
+      FUZZ_CHECK(!item.key.empty() && item.key.size() <= limits.max_key_bytes);
+      FUZZ_CHECK(runmon::IsValidUtf8(item.key));
+      FUZZ_CHECK(!item.value_json.empty() && item.value_json != "null");
+      // The value's JSON is a value again, the same one.
+      auto again = ParseMetricLine("{\"k\": " + item.value_json + "}");
+      if (item.value_json.find_first_of("[{") == std::string::npos) {
+        FUZZ_CHECK(again.ok());
+        FUZZ_CHECK(again->items.size() == 1 && again->items[0].value_json == item.value_json);
+      }
+    }
+    now += 0.5;
+    (void)history.Add(std::move(*parsed), now, rows);
+    history.FlushIdle(now, 1.0, rows);
+  }
+  history.Finish(rows);
+  for (size_t i = 1; i < rows.size(); ++i) FUZZ_CHECK(rows[i].step >= rows[i - 1].step);
+  std::set<std::string> keys;
+  for (const auto& item : history.Summary()) FUZZ_CHECK(keys.insert(item.key).second);
+  return 0;
+}

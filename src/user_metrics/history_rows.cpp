@@ -1,0 +1,99 @@
+// History rows and the summary from the command's metrics lines (see history_rows.hpp).
+#include "user_metrics/history_rows.hpp"
+
+#include <fmt/format.h>
+
+namespace runmon::user_metrics {
+
+bool HistoryAssembler::KnownOrRoom(const std::string& key) {
+  return summary_.count(key) > 0 || summary_.size() < kMaxKeys;
+}
+
+void HistoryAssembler::Remember(const MetricItem& item, bool explicit_summary) {
+  auto [it, inserted] = summary_.try_emplace(item.key);
+  if (inserted) summary_order_.push_back(item.key);
+  if (explicit_summary) {
+    it->second.set = item.value_json;
+  } else {
+    it->second.history = item.value_json;
+  }
+}
+
+void HistoryAssembler::Join(OpenRow& open, std::vector<MetricItem>& items, double now_seconds) {
+  open.last_seconds = now_seconds;
+  for (MetricItem& item : items) {
+    if (!KnownOrRoom(item.key)) {
+      ++values_dropped_;
+      continue;
+    }
+    Remember(item, false);
+    if (auto at = open.index.find(item.key); at != open.index.end()) {
+      open.row.items[at->second].value_json = std::move(item.value_json);
+    } else {
+      open.index.emplace(item.key, open.row.items.size());
+      open.row.items.push_back(std::move(item));
+    }
+  }
+}
+
+void HistoryAssembler::Close(std::vector<HistoryRow>& closed) {
+  if (!open_) return;
+  closed.push_back(std::move(open_->row));
+  open_.reset();
+  ++rows_;
+}
+
+Status HistoryAssembler::Add(MetricLine line, double now_seconds, std::vector<HistoryRow>& closed) {
+  if (line.summary) {
+    for (const MetricItem& item : line.items) {
+      if (KnownOrRoom(item.key)) {
+        Remember(item, true);
+      } else {
+        ++values_dropped_;
+      }
+    }
+    return OkStatus();
+  }
+  const bool commit = !line.step.has_value();
+  int64_t step = 0;
+  if (line.step) {
+    step = *line.step;
+    if (last_step_ && step < *last_step_) {
+      return Error{fmt::format("_step {} is behind step {}", step, *last_step_)};
+    }
+  } else if (open_) {
+    step = open_->row.step;
+  } else if (last_step_) {
+    step = *last_step_ + 1;
+  }
+  if (open_ && open_->row.step != step) Close(closed);
+  if (!open_) {
+    open_.emplace(OpenRow{{}, {}, now_seconds});
+    open_->row.step = step;
+    open_->row.timestamp = line.timestamp.value_or(now_seconds);
+    last_step_ = step;
+  }
+  Join(*open_, line.items, now_seconds);
+  if (commit) Close(closed);
+  return OkStatus();
+}
+
+void HistoryAssembler::FlushIdle(double now_seconds, double idle_seconds, std::vector<HistoryRow>& closed) {
+  if (open_ && now_seconds - open_->last_seconds >= idle_seconds) Close(closed);
+}
+
+void HistoryAssembler::Finish(std::vector<HistoryRow>& closed) {
+  Close(closed);
+}
+
+std::vector<MetricItem> HistoryAssembler::Summary() const {
+  std::vector<MetricItem> items;
+  items.reserve(summary_order_.size());
+  for (const std::string& key : summary_order_) {
+    const SummaryValue& value = summary_.at(key);
+    items.push_back({key, value.set.value_or(value.history)});
+  }
+  return items;
+}
+
+}  // namespace runmon::user_metrics
