@@ -12,7 +12,9 @@
 // is closed. The command's stdout and stderr (unless --console off) go through a console capture (a
 // pseudo-terminal where runmon's own stream is a terminal, else a pipe) that passes them on unchanged and
 // records them as OutputRawRecords and files/output.log; what is left of them is recorded after the
-// command exited and before the exit record (W&B's readers stop at the exit record).
+// command exited and before the exit record (W&B's readers stop at the exit record). The command's own
+// metrics come through a socket whose path it gets as RUNMON_RUN_SOCKET (run_metrics_channel.hpp): history
+// rows as they close, the last ones and the summary after the console's last output.
 #include "app/run_command.hpp"
 
 #include <poll.h>
@@ -38,6 +40,7 @@
 #include "app/http_server_module.hpp"
 #include "app/remote_write_session.hpp"
 #include "app/run_identity.hpp"
+#include "app/run_metrics_channel.hpp"
 #include "collectors/builtin.hpp"
 #include "console/console_capture.hpp"
 #include "core/wall_clock.hpp"
@@ -476,6 +479,8 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
 
   std::unique_ptr<console::ConsoleCapture> capture;
   if (has_command && options.console != "off") capture = OpenConsoleCapture();
+  std::unique_ptr<RunMetricsChannel> metrics_channel;
+  if (has_command) metrics_channel = RunMetricsChannel::Open(*run_paths, id);
 
   int exit_status = 0;
   pid_t child = 0;
@@ -493,15 +498,18 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
         streams.out = capture->command_fd(console::ConsoleStream::kStdout);
         streams.err = capture->command_fd(console::ConsoleStream::kStderr);
       }
+      if (metrics_channel) streams.environment.push_back(metrics_channel->EnvironmentEntry());
       auto spawned = SpawnChild(executable, options.command, inherited, streams);
       if (auto* error = std::get_if<CommandLookupError>(&spawned)) {
         Warn(error->message);
         exit_status = error->exit_status;
         capture.reset();
+        metrics_channel.reset();
       } else {
         child = std::get<pid_t>(spawned);
         routing.child = child;
         if (capture) StartConsoleCapture(*capture, child, recorder, run_paths->files);
+        if (metrics_channel) metrics_channel->Start(recorder, start_time);
       }
     }
   }
@@ -536,6 +544,7 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   }
 
   if (capture) FinishConsoleCapture(*capture);
+  if (metrics_channel) metrics_channel->Finish(recorder, run_paths->files);
 
   const double runtime =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_steady).count();

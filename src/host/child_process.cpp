@@ -9,8 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -74,6 +76,20 @@ std::variant<pid_t, CommandLookupError> SpawnChild(const std::string& executable
   std::vector<char*> arguments;
   for (const auto& argument : argv) arguments.push_back(const_cast<char*>(argument.c_str()));
   arguments.push_back(nullptr);
+  // The environment: runmon's own, a variable named in `environment` replaced by its entry there.
+  std::vector<char*> environment_entries;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::string_view name = text.substr(0, text.find('='));
+    const bool replaced =
+        std::any_of(streams.environment.begin(), streams.environment.end(), [&](const std::string& added) {
+          return added.size() > name.size() && added.starts_with(name) && added[name.size()] == '=';
+        });
+    if (!replaced) environment_entries.push_back(*entry);
+  }
+  for (const auto& added : streams.environment)
+    environment_entries.push_back(const_cast<char*>(added.c_str()));
+  environment_entries.push_back(nullptr);
   static char shell[] = "/bin/sh";
   std::vector<char*> shell_arguments = {shell, const_cast<char*>(executable.c_str())};
   for (size_t i = 1; i < argv.size(); ++i) shell_arguments.push_back(const_cast<char*>(argv[i].c_str()));
@@ -113,10 +129,10 @@ std::variant<pid_t, CommandLookupError> SpawnChild(const std::string& executable
     }
     ::sigprocmask(SIG_SETMASK, &inherited.signal_mask, nullptr);
     if (restore_open_files) ::setrlimit(RLIMIT_NOFILE, &open_files);
-    ::execv(executable.c_str(), arguments.data());
+    ::execve(executable.c_str(), arguments.data(), environment_entries.data());
     int error = errno;
     if (error == ENOEXEC) {
-      ::execv(shell, shell_arguments.data());
+      ::execve(shell, shell_arguments.data(), environment_entries.data());
       error = errno;
     }
     ssize_t ignored = ::write(report[1], &error, sizeof(error));

@@ -42,11 +42,13 @@ struct InheritedProcessState {
 // Records the signal mask and the dispositions of `signals` (call before changing them).
 InheritedProcessState CaptureProcessState(const std::vector<int>& signals);
 
-// The descriptors the child gets as its stdout and stderr (-1: runmon's own). They must be above 2 and
-// close-on-exec (the child's copies on 1 and 2 are not).
+// The descriptors the child gets as its stdout and stderr (-1: runmon's own; they must be above 2 and
+// close-on-exec, the child's copies on 1 and 2 are not), and variables ("NAME=value") its environment
+// has besides runmon's, in place of runmon's of the same name.
 struct ChildStreams {
   int out = -1;
   int err = -1;
+  std::vector<std::string> environment;
 };
 
 // Forks and execs; returns the child's pid once the exec has succeeded. On failure the child has been

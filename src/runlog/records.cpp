@@ -116,6 +116,39 @@ wandb::Record MakeOutputRawRecord(bool is_stderr, std::string_view text, double 
   return record;
 }
 
+wandb::Record MakeHistoryRecord(int64_t step, double runtime_seconds, double timestamp,
+                                const JsonItems& items) {
+  wandb::Record record;
+  auto* history = record.mutable_history();
+  history->mutable_step()->set_num(step);
+  for (const auto& [key, value_json] : items) {
+    auto* item = history->add_item();
+    item->set_key(ToValidUtf8(key));
+    item->set_value_json(ToValidUtf8(value_json));
+  }
+  const auto add = [&](const char* key, std::string value_json) {
+    if (value_json.empty()) return;  // not finite
+    auto* item = history->add_item();
+    item->set_key(key);
+    item->set_value_json(std::move(value_json));
+  };
+  add("_step", std::to_string(step));
+  add("_runtime", FormatValueJson(runtime_seconds));
+  add("_timestamp", FormatValueJson(timestamp));
+  return record;
+}
+
+wandb::Record MakeSummaryRecord(const JsonItems& items) {
+  wandb::Record record;
+  auto* summary = record.mutable_summary();
+  for (const auto& [key, value_json] : items) {
+    auto* item = summary->add_update();
+    item->set_key(ToValidUtf8(key));
+    item->set_value_json(ToValidUtf8(value_json));
+  }
+  return record;
+}
+
 wandb::Record MakeFinalRecord() {
   wandb::Record record;
   record.mutable_final();

@@ -4,8 +4,10 @@
 // JSON has no NaN or infinity.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -45,6 +47,14 @@ wandb::Record MakeExitRecord(int exit_code, double runtime_seconds);
 // newlines, `\r` and escape codes included), from stderr or stdout, at `timestamp`.
 wandb::Record MakeOutputRawRecord(bool is_stderr, std::string_view text, double timestamp);
 wandb::Record MakeFinalRecord();
+// One row of the command's own metrics (W&B's HistoryRecord): its items (key, value_json) and the three
+// W&B's core adds, _step, _runtime (seconds since the run started) and _timestamp (seconds since the
+// epoch), with step.num the step.
+using JsonItems = std::vector<std::pair<std::string, std::string>>;
+wandb::Record MakeHistoryRecord(int64_t step, double runtime_seconds, double timestamp,
+                                const JsonItems& items);
+// The run's summary (W&B's SummaryRecord): each key's value_json as an update.
+wandb::Record MakeSummaryRecord(const JsonItems& items);
 
 // value_json for a number; empty when it is not finite.
 std::string FormatValueJson(double value);
