@@ -1,7 +1,7 @@
 """End to end: the Python module (python/runmon.py) under `runmon run`: 50 steps of two keys become 50 W&B
 history rows (read back by `runmon dump` and by W&B's own reader, bench/wandb_datastore_reader.py: step.num,
 the _step, _runtime and _timestamp items, before the exit record) and a summary (the SummaryRecord and
-files/wandb-summary.json); several writer processes at once (forked workers with connections of their own)
+files/wandb-summary.json), charted by leet and serve while the run goes on; several writer processes at once (forked workers with connections of their own)
 lose nothing; a flood of 100,000 lines is taken whole with nothing dropped; values that are not JSON, a
 socket that is gone and a script outside `runmon run` never raise into the script, and each says so once."""
 import json
@@ -12,6 +12,7 @@ import tempfile
 import textwrap
 import unittest
 
+from http_e2e import Process, free_port, timed_get, wait_for
 from runmon_e2e import RUNMON, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -117,6 +118,47 @@ class PythonModuleTest(unittest.TestCase):
         # W&B's own reader (its datastore's framing, its Record classes from Debian's python3-protobuf).
         self.assertEqual(wandb_history(log), [[step, ["loss", "lr", "_step", "_runtime", "_timestamp"]]
                                               for step in range(50)])
+
+    def test_leet_and_serve_chart_the_rows_while_the_run_goes_on(self):
+        go_on = os.path.join(self.tmp.name, "go-on")
+        script = self.script("""
+            import os, time
+            for step in range(20):
+                runmon.log({"loss": 2.0 - step / 10, "accuracy": step / 20}, step=step)
+            runmon.log({"loss": 0.0})  # joins step 19 and closes it
+            runmon.flush()
+            while not os.path.exists(%r):
+                time.sleep(0.05)
+        """ % go_on)
+        runner = Process([RUNMON, "run", "--dir", self.wandb, "--interval", "0.5", "--", sys.executable, script])
+        try:
+            run_dir = os.path.join(self.wandb, "latest-run")
+            wait_for(lambda: any(r["record_type"] == "history" and r["record"]["history"].get("step", {})
+                                 .get("num") == "19" for r in records_of(run_dir)) if os.path.exists(run_dir)
+                     else False, what="the rows in the live log")
+            frame = run("leet", run_dir, "--print-frame", "160x48")
+            self.assertEqual(frame.returncode, 0, frame.stderr)
+            self.assertIn(" Metrics · 2 charts", frame.stdout)
+            self.assertIn("┌ loss ", frame.stdout)
+            self.assertIn("┌ accuracy ", frame.stdout)
+            self.assertIn("running", frame.stdout)
+            port = free_port()
+            serve = Process([RUNMON, "serve", "--logdir", self.wandb, "--port", str(port)])
+            try:
+                url = f"http://127.0.0.1:{port}"
+                wait_for(lambda: timed_get(url + "/api/runs")[0] == 200, what="serve's first answer")
+                run_name = os.path.basename(os.path.realpath(run_dir))
+                status, body = timed_get(f"{url}/api/runs/{run_name}")[:2]
+                self.assertEqual(status, 200, body)
+                charts = {c["id"]: c for c in json.loads(body)["charts"]}
+                self.assertEqual(charts["loss"]["section"], "logged")
+                self.assertEqual(charts["loss"]["x_axis"], "step")
+            finally:
+                serve.close()
+        finally:
+            open(go_on, "w").close()
+            self.assertEqual(runner.proc.wait(timeout=60), 0, runner.output())
+            runner.close()
 
     def test_several_writer_processes_at_once_lose_nothing(self):
         _, _, log = self.run_script("""
