@@ -1,5 +1,6 @@
 // Fuzzes the metrics channel's lines (user_metrics/metric_line.hpp) and the rows made of them
-// (history_rows.hpp): the input is cut at newlines and each piece parsed. A line that parses gives valid
+// (history_rows.hpp): the input is cut at newlines and each piece parsed, by the flat lines' scanner and
+// the general parser, which must agree wherever the scanner takes a line. A line that parses gives valid
 // UTF-8 keys within the limits and values whose JSON parses again to the same value (Python's NaN words
 // included); every line, good or bad, goes through an assembler whose rows' steps never go back and whose
 // summary has a key at most once.
@@ -31,6 +32,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const size_t end = std::min(input.find('\n', start), input.size());
     const std::string_view line = input.substr(start, end - start);
     start = end + 1;
+    // The flat lines' scanner gives what the general parser gives, where it takes a line at all.
+    if (auto flat = runmon::user_metrics::ParseFlatMetricLine(line, limits)) {
+      auto general = runmon::user_metrics::ParseMetricLineInGeneral(line, limits);
+      FUZZ_CHECK(general.ok());
+      FUZZ_CHECK(flat->items == general->items);
+      FUZZ_CHECK(flat->step == general->step);
+      FUZZ_CHECK(flat->timestamp == general->timestamp);
+      FUZZ_CHECK(flat->summary == general->summary);
+    }
     auto parsed = ParseMetricLine(line, limits);
     if (!parsed) {
       FUZZ_CHECK(runmon::IsValidUtf8(parsed.error()));

@@ -95,15 +95,18 @@ std::string RunMetricsChannel::EnvironmentEntry() const {
 void RunMetricsChannel::Start(runlog::RunRecorder& recorder, double start_time) {
   start_time_ = start_time;
   channel_->Start(
-      [&recorder, start_time, rows = rows_](user_metrics::HistoryRow&& row) {
-        rows->last = user_metrics::HistoryRow{row.step, row.timestamp, {}};
-        auto record = runlog::MakeHistoryRecord(row.step, row.timestamp - start_time, row.timestamp,
-                                                ToJsonItems(std::move(row.items)));
-        if (recorder.AddUnlessBehind(record, kMaxQueuedHistoryBytes)) {
-          ++rows->written;
-        } else {
-          ++rows->dropped;
+      [&recorder, start_time, rows = rows_,
+       records = std::vector<wandb::Record>()](std::vector<user_metrics::HistoryRow>& closed) mutable {
+        records.resize(closed.size());
+        for (size_t i = 0; i < closed.size(); ++i) {
+          user_metrics::HistoryRow& row = closed[i];
+          records[i] = runlog::MakeHistoryRecord(row.step, row.timestamp - start_time, row.timestamp,
+                                                 ToJsonItems(std::move(row.items)));
         }
+        rows->last = user_metrics::HistoryRow{closed.back().step, closed.back().timestamp, {}};
+        const size_t added = recorder.AddAllUnlessBehind(records, kMaxQueuedHistoryBytes);
+        rows->written += added;
+        rows->dropped += closed.size() - added;
       },
       [](const std::string& warning) { Warn(warning); });
 }

@@ -41,14 +41,29 @@ bool RunRecorder::AddUnlessBehind(wandb::Record& record, size_t max_queued_bytes
   return true;
 }
 
-void RunRecorder::Enqueue(wandb::Record& record) {
+size_t RunRecorder::AddAllUnlessBehind(std::span<wandb::Record> records, size_t max_queued_bytes) {
+  if (!stream_id_.empty()) {
+    for (wandb::Record& record : records) record.mutable__info()->set_stream_id(stream_id_);
+  }
+  std::lock_guard lock(mutex_);
+  size_t added = 0;
+  for (wandb::Record& record : records) {
+    if (closing_ || queued_bytes_ + writing_bytes_ > max_queued_bytes) break;
+    Enqueue(record, /*wake=*/false);
+    ++added;
+  }
+  if (added > 0) wake_.notify_one();
+  return added;
+}
+
+void RunRecorder::Enqueue(wandb::Record& record, bool wake) {
   record.set_num(next_num_++);
   Queued queued{record.SerializeAsString(), record.has_stats()};
   queued_bytes_ += queued.payload.size();
   queue_.push_back(std::move(queued));
   if (queued_bytes_ > options_.max_queued_bytes) DropOldestStats();
   counts_.records_queued = queue_.size();
-  wake_.notify_one();
+  if (wake) wake_.notify_one();
 }
 
 void RunRecorder::DropOldestStats() {

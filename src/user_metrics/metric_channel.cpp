@@ -165,9 +165,7 @@ struct MetricChannel::State {
       std::lock_guard lock(mutex);
       counts.rows += closed.size();
     }
-    for (HistoryRow& row : closed) {
-      if (sink) sink(std::move(row));
-    }
+    if (sink) sink(closed);
     closed.clear();
   }
 

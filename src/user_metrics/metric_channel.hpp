@@ -46,7 +46,8 @@ struct MetricChannelCounts {
 
 class MetricChannel {
  public:
-  using RowSink = std::function<void(HistoryRow&& row)>;
+  // The rows closed since the last call, in order (taken by the sink: it may move them out).
+  using RowSink = std::function<void(std::vector<HistoryRow>& rows)>;
   using Warn = std::function<void(const std::string&)>;
 
   // A path longer than a socket address holds (107 bytes) is an error that says so.

@@ -48,5 +48,9 @@ struct MetricLineLimits {
 inline constexpr int64_t kMaxStep = int64_t{1} << 53;
 
 Result<MetricLine> ParseMetricLine(std::string_view line, const MetricLineLimits& limits = {});
+// The two paths ParseMetricLine takes, for the fuzz target to compare: the flat lines' scanner (nothing
+// where the line is not one it takes) and the general parser.
+std::optional<MetricLine> ParseFlatMetricLine(std::string_view line, const MetricLineLimits& limits = {});
+Result<MetricLine> ParseMetricLineInGeneral(std::string_view line, const MetricLineLimits& limits = {});
 
 }  // namespace runmon::user_metrics

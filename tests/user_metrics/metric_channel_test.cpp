@@ -51,9 +51,9 @@ class MetricChannelTest : public ::testing::Test {
     auto channel = MetricChannel::Open(dir_.path() / "run.sock", options);
     EXPECT_TRUE(channel.ok()) << (channel.ok() ? "" : channel.error());
     (*channel)->Start(
-        [this](HistoryRow&& row) {
+        [this](std::vector<HistoryRow>& rows) {
           std::lock_guard lock(mutex_);
-          rows_.push_back(std::move(row));
+          for (HistoryRow& row : rows) rows_.push_back(std::move(row));
         },
         [this](const std::string& warning) {
           std::lock_guard lock(mutex_);

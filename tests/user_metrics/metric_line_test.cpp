@@ -98,5 +98,31 @@ TEST(MetricLine, MalformedAndHostileLinesAreRefusedWithTheirReason) {
   EXPECT_EQ(Ok(R"({"k": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\" {{{{{{{{{{{{{{{{{{{"})").items.size(), 1u);
 }
 
+TEST(MetricLine, TheFlatLinesScannerGivesWhatTheGeneralParserGives) {
+  for (const char* line :
+       {R"({"loss":0.31,"lr":3e-4,"_step":12,"_timestamp":1780000000.25})",
+        R"( { "a" : NaN , "b":-Infinity,"c":true,"d":null,"e":-0,"f":18446744073709551615 } )",
+        R"({"big": 123456789012345678901234, "tiny": 1e-300, "int": -9223372036854775808})",
+        R"({"_step": 9007199254740992, "_other": 1, "_runtime": NaN})", "{}", "{\"a\":1}\r"}) {
+    const auto flat = ParseFlatMetricLine(line);
+    ASSERT_TRUE(flat.has_value()) << line;
+    const auto general = ParseMetricLineInGeneral(line);
+    ASSERT_TRUE(general.ok()) << line;
+    EXPECT_EQ(flat->items, general->items) << line;
+    EXPECT_EQ(flat->step, general->step) << line;
+    EXPECT_EQ(flat->timestamp, general->timestamp) << line;
+  }
+  // What it leaves to the general path: nesting, strings, arrays, escapes, other bytes, a key twice,
+  // summaries, anything wrong.
+  for (const char* line : {R"({"a": {"b": 1}})", R"({"a": "text"})", R"({"a": [1]})", R"({"a\u00e9": 1})",
+                           "{\"\xc3\xa9\": 1}", R"({"x": 1, "x": 2})", R"({"x": null, "x": 2})",
+                           R"({"_summary": 1})", R"({"_step": 1.5})", R"({"_timestamp": -1})", R"({"a": 01})",
+                           R"({"a": 1e999})", R"({"a": nan})", R"({"a": 1,})", R"({"a": 1} x)", "[1]", ""}) {
+    EXPECT_FALSE(ParseFlatMetricLine(line).has_value()) << line;
+  }
+  EXPECT_FALSE(ParseFlatMetricLine(R"({"a": 1, "b": 2})", {.max_items = 1}).has_value());
+  EXPECT_FALSE(ParseFlatMetricLine(R"({"abcdef": 1})", {.max_key_bytes = 5}).has_value());
+}
+
 }  // namespace
 }  // namespace runmon::user_metrics
