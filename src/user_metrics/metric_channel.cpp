@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <unordered_map>
 
@@ -51,7 +52,7 @@ struct MetricChannel::State {
   int epoll_fd = -1;
   int event_fd = -1;
   std::unordered_map<int, Connection> connections;
-  std::array<char, kReadChunk> buffer{};
+  std::unique_ptr<char[]> buffer;  // made at the first read, left uninitialised (no page is touched before)
   RowSink sink;
   Warn warn;
   bool warned = false;
@@ -140,9 +141,10 @@ struct MetricChannel::State {
   void Read(int fd) {
     const auto it = connections.find(fd);
     if (it == connections.end()) return;
+    if (!buffer) buffer.reset(new char[kReadChunk]);
     size_t taken = 0;
     while (taken < kReadBudget) {
-      const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+      const ssize_t got = ::read(fd, buffer.get(), kReadChunk);
       if (got < 0 && errno == EINTR) continue;
       if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
       if (got <= 0) {  // closed (or broken): an unended last line still counts
@@ -155,7 +157,7 @@ struct MetricChannel::State {
       }
       taken += static_cast<size_t>(got);
       std::lock_guard lock(mutex);
-      Bytes(it->second, std::string_view(buffer.data(), static_cast<size_t>(got)));
+      Bytes(it->second, std::string_view(buffer.get(), static_cast<size_t>(got)));
     }
   }
 
