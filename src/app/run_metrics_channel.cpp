@@ -95,16 +95,18 @@ std::string RunMetricsChannel::EnvironmentEntry() const {
 void RunMetricsChannel::Start(runlog::RunRecorder& recorder, double start_time) {
   start_time_ = start_time;
   channel_->Start(
-      [&recorder, start_time, rows = rows_,
-       records = std::vector<wandb::Record>()](std::vector<user_metrics::HistoryRow>& closed) mutable {
-        records.resize(closed.size());
+      [&recorder, start_time, rows = rows_, payloads = std::vector<std::string>(),
+       views = std::vector<runlog::JsonItemView>()](std::vector<user_metrics::HistoryRow>& closed) mutable {
+        payloads.resize(closed.size());
         for (size_t i = 0; i < closed.size(); ++i) {
-          user_metrics::HistoryRow& row = closed[i];
-          records[i] = runlog::MakeHistoryRecord(row.step, row.timestamp - start_time, row.timestamp,
-                                                 ToJsonItems(std::move(row.items)));
+          const user_metrics::HistoryRow& row = closed[i];
+          views.clear();
+          for (const auto& item : row.items) views.push_back({item.key, item.value_json});
+          payloads[i] =
+              runlog::EncodeHistoryRecord(row.step, row.timestamp - start_time, row.timestamp, views);
         }
         rows->last = user_metrics::HistoryRow{closed.back().step, closed.back().timestamp, {}};
-        const size_t added = recorder.AddAllUnlessBehind(records, kMaxQueuedHistoryBytes);
+        const size_t added = recorder.AddEncodedUnlessBehind(payloads, kMaxQueuedHistoryBytes);
         rows->written += added;
         rows->dropped += closed.size() - added;
       },

@@ -1,6 +1,8 @@
 // Record builders (see records.hpp).
 #include "runlog/records.hpp"
 
+#include <array>
+
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
@@ -136,6 +138,85 @@ wandb::Record MakeHistoryRecord(int64_t step, double runtime_seconds, double tim
   add("_runtime", FormatValueJson(runtime_seconds));
   add("_timestamp", FormatValueJson(timestamp));
   return record;
+}
+
+namespace {
+
+void AppendVarint(std::string& out, uint64_t value) {
+  char bytes[10];
+  size_t size = 0;
+  while (value >= 0x80) {
+    bytes[size++] = static_cast<char>(value | 0x80);
+    value >>= 7;
+  }
+  bytes[size++] = static_cast<char>(value);
+  out.append(bytes, size);
+}
+
+size_t VarintSize(uint64_t value) {
+  size_t size = 1;
+  while (value >= 0x80) {
+    value >>= 7;
+    ++size;
+  }
+  return size;
+}
+
+// A length-delimited field's tag (its number, wire type 2), length and bytes.
+void AppendBytesField(std::string& out, uint32_t field, std::string_view bytes) {
+  AppendVarint(out, uint64_t{field} << 3 | 2);
+  AppendVarint(out, bytes.size());
+  out.append(bytes);
+}
+
+size_t BytesFieldSize(uint32_t field, size_t size) {
+  return VarintSize(uint64_t{field} << 3 | 2) + VarintSize(size) + size;
+}
+
+// HistoryItem: key = 1, value_json = 16.
+size_t ItemSize(std::string_view key, std::string_view value_json) {
+  return BytesFieldSize(1, key.size()) + BytesFieldSize(16, value_json.size());
+}
+
+void AppendItem(std::string& out, std::string_view key, std::string_view value_json) {
+  AppendVarint(out, uint64_t{1} << 3 | 2);  // HistoryRecord.item = 1
+  AppendVarint(out, ItemSize(key, value_json));
+  AppendBytesField(out, 1, key);
+  AppendBytesField(out, 16, value_json);
+}
+
+}  // namespace
+
+std::string EncodeHistoryRecord(int64_t step, double runtime_seconds, double timestamp,
+                                std::span<const JsonItemView> items) {
+  const std::string step_json = std::to_string(step);
+  const std::string runtime_json = FormatValueJson(runtime_seconds);
+  const std::string timestamp_json = FormatValueJson(timestamp);
+  const std::array<JsonItemView, 3> own = {
+      {{"_step", step_json}, {"_runtime", runtime_json}, {"_timestamp", timestamp_json}}};
+  // HistoryStep: num = 1 (a varint; left out when 0, as proto3 does).
+  const size_t step_size = step == 0 ? 0 : 1 + VarintSize(static_cast<uint64_t>(step));
+  size_t history_size = BytesFieldSize(2, step_size);
+  for (const JsonItemView& item : items)
+    history_size += BytesFieldSize(1, ItemSize(item.key, item.value_json));
+  for (const JsonItemView& item : own) {
+    if (!item.value_json.empty()) history_size += BytesFieldSize(1, ItemSize(item.key, item.value_json));
+  }
+  std::string out;
+  out.reserve(BytesFieldSize(2, history_size) + 32);  // and room for num and _info
+  AppendVarint(out, uint64_t{2} << 3 | 2);            // Record.history = 2
+  AppendVarint(out, history_size);
+  for (const JsonItemView& item : items) AppendItem(out, item.key, item.value_json);
+  for (const JsonItemView& item : own) {
+    if (!item.value_json.empty()) AppendItem(out, item.key, item.value_json);  // not finite: left out
+  }
+  AppendVarint(out, uint64_t{2} << 3 | 2);  // HistoryRecord.step = 2
+  AppendVarint(out, step_size);
+  if (step != 0) {
+    out.push_back(static_cast<char>(1 << 3));  // HistoryStep.num = 1, a varint
+    AppendVarint(out, static_cast<uint64_t>(step));
+  }
+  return out;
 }
 
 wandb::Record MakeSummaryRecord(const JsonItems& items) {

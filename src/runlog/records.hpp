@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,6 +54,16 @@ wandb::Record MakeFinalRecord();
 using JsonItems = std::vector<std::pair<std::string, std::string>>;
 wandb::Record MakeHistoryRecord(int64_t step, double runtime_seconds, double timestamp,
                                 const JsonItems& items);
+// The bytes of that history record without its num and _info, written directly rather than through message
+// objects (rows come by the 100,000 a second): what MakeHistoryRecord's record serialises to, less those
+// two fields, which RunRecorder::AddEncodedUnlessBehind appends as it queues it (protobuf takes fields in
+// any order). Keys and values must be valid UTF-8; they are not checked here.
+struct JsonItemView {
+  std::string_view key;
+  std::string_view value_json;
+};
+std::string EncodeHistoryRecord(int64_t step, double runtime_seconds, double timestamp,
+                                std::span<const JsonItemView> items);
 // The run's summary (W&B's SummaryRecord): each key's value_json as an update.
 wandb::Record MakeSummaryRecord(const JsonItems& items);
 

@@ -41,29 +41,40 @@ bool RunRecorder::AddUnlessBehind(wandb::Record& record, size_t max_queued_bytes
   return true;
 }
 
-size_t RunRecorder::AddAllUnlessBehind(std::span<wandb::Record> records, size_t max_queued_bytes) {
+size_t RunRecorder::AddEncodedUnlessBehind(std::span<std::string> payloads, size_t max_queued_bytes) {
+  // _info (Record field 200): its stream_id (field 1); the same bytes for every record.
+  std::string info;
   if (!stream_id_.empty()) {
-    for (wandb::Record& record : records) record.mutable__info()->set_stream_id(stream_id_);
+    wandb::Record record;
+    record.mutable__info()->set_stream_id(stream_id_);
+    info = record.SerializeAsString();
   }
   std::lock_guard lock(mutex_);
   size_t added = 0;
-  for (wandb::Record& record : records) {
+  for (std::string& payload : payloads) {
     if (closing_ || queued_bytes_ + writing_bytes_ > max_queued_bytes) break;
-    Enqueue(record, /*wake=*/false);
+    wandb::Record num;
+    num.set_num(next_num_++);
+    payload += num.SerializeAsString();
+    payload += info;
+    queued_bytes_ += payload.size();
+    queue_.push_back({std::move(payload), false});
     ++added;
   }
+  if (queued_bytes_ > options_.max_queued_bytes) DropOldestStats();
+  counts_.records_queued = queue_.size();
   if (added > 0) wake_.notify_one();
   return added;
 }
 
-void RunRecorder::Enqueue(wandb::Record& record, bool wake) {
+void RunRecorder::Enqueue(wandb::Record& record) {
   record.set_num(next_num_++);
   Queued queued{record.SerializeAsString(), record.has_stats()};
   queued_bytes_ += queued.payload.size();
   queue_.push_back(std::move(queued));
   if (queued_bytes_ > options_.max_queued_bytes) DropOldestStats();
   counts_.records_queued = queue_.size();
-  if (wake) wake_.notify_one();
+  wake_.notify_one();
 }
 
 void RunRecorder::DropOldestStats() {

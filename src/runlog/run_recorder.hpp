@@ -54,9 +54,11 @@ class RunRecorder {
   // records that may be lost (console output), so they never push samples out of the queue. False: the
   // record was not added.
   bool AddUnlessBehind(wandb::Record& record, size_t max_queued_bytes);
-  // The same for many records at once (one lock, one wake of the writer): those that fit before the queue
-  // holds `max_queued_bytes` are added, in order; returns how many.
-  size_t AddAllUnlessBehind(std::span<wandb::Record> records, size_t max_queued_bytes);
+  // The same for many records at once, already serialised without their num and _info
+  // (EncodeHistoryRecord): both are appended to each payload here, as Add sets them. One lock and one wake
+  // of the writer; those that fit before the queue holds `max_queued_bytes` are added, in order; returns how
+  // many. Never dropped for samples once queued.
+  size_t AddEncodedUnlessBehind(std::span<std::string> payloads, size_t max_queued_bytes);
   // Writes what is queued (one last try), syncs and stops the thread. Idempotent. Errors when records
   // could not be written.
   Status Close();
@@ -67,7 +69,7 @@ class RunRecorder {
     std::string payload;
     bool droppable;
   };
-  void Enqueue(wandb::Record& record, bool wake = true);  // with mutex_ held
+  void Enqueue(wandb::Record& record);  // with mutex_ held
   void WriterLoop();
   void DropOldestStats();  // with mutex_ held
 

@@ -27,11 +27,24 @@ void HistoryAssembler::Join(OpenRow& open, std::vector<MetricItem>& items, doubl
       continue;
     }
     Remember(item, false);
-    if (auto at = open.index.find(item.key); at != open.index.end()) {
-      open.row.items[at->second].value_json = std::move(item.value_json);
+    // A row's keys are few: a look along them beats a hash map's allocations, up to kIndexFrom keys.
+    std::vector<MetricItem>& row = open.row.items;
+    size_t at = row.size();
+    if (row.size() < kIndexFrom) {
+      for (size_t i = 0; i < row.size(); ++i) {
+        if (row[i].key == item.key) at = i;
+      }
     } else {
-      open.index.emplace(item.key, open.row.items.size());
-      open.row.items.push_back(std::move(item));
+      if (open.index.empty()) {
+        for (size_t i = 0; i < row.size(); ++i) open.index.emplace(row[i].key, i);
+      }
+      if (auto found = open.index.find(item.key); found != open.index.end()) at = found->second;
+    }
+    if (at < row.size()) {
+      row[at].value_json = std::move(item.value_json);
+    } else {
+      if (!open.index.empty()) open.index.emplace(item.key, row.size());
+      row.push_back(std::move(item));
     }
   }
 }

@@ -52,9 +52,10 @@ class HistoryAssembler {
  private:
   struct OpenRow {
     HistoryRow row;
-    std::unordered_map<std::string, size_t> index;  // key -> its place in row.items
+    std::unordered_map<std::string, size_t> index;  // key -> its place in row.items, from kIndexFrom keys
     double last_seconds;                            // when a line last joined it (set as it opens)
   };
+  static constexpr size_t kIndexFrom = 16;
   void Join(OpenRow& open, std::vector<MetricItem>& items, double now_seconds);
   void Close(std::vector<HistoryRow>& closed);
   bool KnownOrRoom(const std::string& key);

@@ -225,32 +225,25 @@ size_t NumberLength(std::string_view text, bool& integer) {
   return i;
 }
 
-// The value's JSON as the general path writes it (nlohmann's serialisation of the number it parses); false
-// where the general path would do otherwise (a number out of a double's range).
-bool NumberJson(std::string_view text, bool integer, std::string& out, std::optional<int64_t>* whole) {
-  Json value;
-  if (integer) {
-    int64_t signed_value = 0;
-    uint64_t unsigned_value = 0;
-    const char* end = text.data() + text.size();
-    if (text.front() != '-' && std::from_chars(text.data(), end, unsigned_value).ec == std::errc() &&
-        unsigned_value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      value = unsigned_value;
-    } else if (std::from_chars(text.data(), end, signed_value).ec == std::errc()) {
-      value = signed_value;
-    } else {
-      integer = false;  // past 64 bits: a double, as the general parser takes it
-    }
+// Whether a number's text stays well within a double's range whatever its digits: at most 40 characters,
+// 20 digits before the point and an exponent within 250 (anything else is left to the general path,
+// which refuses what overflows).
+bool PlainNumber(std::string_view text) {
+  if (text.size() > 40) return false;
+  size_t i = text.front() == '-' ? 1 : 0;
+  size_t integer_digits = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    ++integer_digits;
+    ++i;
   }
-  if (!integer) {
-    double number = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(number)) return false;
-    value = number;
-  }
-  if (whole != nullptr) *whole = WholeStep(value);
-  out = value.dump();
-  return true;
+  const size_t e = text.find_first_of("eE", i);
+  if (e == std::string_view::npos) return integer_digits <= 20;
+  std::string_view digits = text.substr(e + 1);
+  if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) digits.remove_prefix(1);
+  int exponent = 0;
+  if (digits.size() > 3) return false;
+  std::from_chars(digits.data(), digits.data() + digits.size(), exponent);
+  return integer_digits <= 20 && exponent <= 250;
 }
 
 }  // namespace
@@ -258,7 +251,8 @@ bool NumberJson(std::string_view text, bool integer, std::string& out, std::opti
 // The common line without the JSON library: one flat object whose keys are printable ASCII without
 // escapes and whose values are numbers, true, false, null or Python's words. Anything else (nesting,
 // strings, arrays, escapes, other bytes, a key twice, an error of any kind) is left to the general path,
-// so what this one gives is what that one would (the fuzz target compares them).
+// so what this one gives is what that one would (the fuzz target compares them), but for numbers, which
+// keep the writer's text (`3e-4`) where the general path writes the parsed double back (`0.0003`).
 std::optional<MetricLine> ParseFlatMetricLine(std::string_view line, const MetricLineLimits& limits) {
   size_t i = 0;
   const auto skip = [&] {
@@ -296,21 +290,27 @@ std::optional<MetricLine> ParseFlatMetricLine(std::string_view line, const Metri
       std::string value_json;
       bool present = true;
       bool integer = false;
-      std::optional<int64_t> whole;
       const bool step = key == "_step";
       const bool timestamp = key == "_timestamp";
       if (const size_t length = NumberLength(rest, integer); length > 0) {
-        if (!NumberJson(rest.substr(0, length), integer, value_json, step ? &whole : nullptr))
-          return std::nullopt;
+        const std::string_view number = rest.substr(0, length);
+        if (!PlainNumber(number)) return std::nullopt;
         i += length;
         if (step) {
-          if (!whole) return std::nullopt;
-          parsed.step = whole;
+          int64_t value = 0;
+          const auto [end, error] = std::from_chars(number.data(), number.data() + length, value);
+          if (!integer || error != std::errc() || end != number.data() + length || value < 0 ||
+              value > kMaxStep) {
+            return std::nullopt;
+          }
+          parsed.step = value;
         } else if (timestamp) {
           double seconds = 0;
-          std::from_chars(rest.data(), rest.data() + length, seconds);
+          std::from_chars(number.data(), number.data() + length, seconds);
           if (seconds < 0) return std::nullopt;
           parsed.timestamp = seconds;
+        } else {
+          value_json = number;  // as the writer wrote it: valid JSON, the same number
         }
       } else {
         std::string_view word;

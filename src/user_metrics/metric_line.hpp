@@ -3,7 +3,8 @@
 // parsed into W&B history items. Pure.
 //   - Nested objects are flattened with '.' ({"train": {"loss": 1}} is "train.loss"), W&B's way of naming
 //     nested history keys; an empty object is left out. Numbers, booleans, strings and arrays are values
-//     (their JSON is the item's value_json); null is no value and is left out (a missing value is omitted).
+//     (their JSON is the item's value_json: a flat line's numbers as written, others as the parsed value
+//     writes back); null is no value and is left out (a missing value is omitted).
 //   - Python's json module writes the floats nan and inf as the bare words NaN, Infinity and -Infinity,
 //     which JSON has not; they are taken as values too, and kept as W&B keeps them (value_json NaN, ...).
 //   - Keys starting with '_' are runmon's: `_step` (a whole number, 0 to 2^53) is the row's step,
@@ -49,7 +50,8 @@ inline constexpr int64_t kMaxStep = int64_t{1} << 53;
 
 Result<MetricLine> ParseMetricLine(std::string_view line, const MetricLineLimits& limits = {});
 // The two paths ParseMetricLine takes, for the fuzz target to compare: the flat lines' scanner (nothing
-// where the line is not one it takes) and the general parser.
+// where the line is not one it takes; numbers kept as written) and the general parser (numbers written
+// back from their parsed value). Where both take a line they give the same items, numbers equal as values.
 std::optional<MetricLine> ParseFlatMetricLine(std::string_view line, const MetricLineLimits& limits = {});
 Result<MetricLine> ParseMetricLineInGeneral(std::string_view line, const MetricLineLimits& limits = {});
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -101,6 +102,48 @@ class FileSizeLimit {
   rlimit original_{};
   sighandler_t previous_handler_ = SIG_DFL;
 };
+
+// EncodeHistoryRecord's bytes, with the num and _info the recorder appends, are the record MakeHistoryRecord
+// makes: the same fields, whatever their order on the wire.
+TEST(RunRecorder, EncodedHistoryRecordsAreNumberedStampedAndReadAsMadeOnes) {
+  TempDir tmp;
+  const fs::path path = tmp.path() / "run-abc.wandb";
+  auto writer = LogWriter::Create(path);
+  ASSERT_TRUE(writer.ok());
+  Messages messages;
+  RunRecorder recorder(std::move(*writer), "abc", {}, messages.Logger());
+  auto stats = Stats(1);
+  recorder.Add(stats);
+  const std::vector<JsonItemView> items = {{"loss", "0.31"}, {"train.acc", "[1,2]"}, {"name", "\"é\""}};
+  const std::string long_key(300, 'k');  // lengths past one varint byte
+  const std::string long_value(200, '1');
+  const std::vector<JsonItemView> wide = {{long_key, long_value}};
+  std::vector<std::string> payloads = {EncodeHistoryRecord(0, 0.5, 1735689600.25, items),
+                                       EncodeHistoryRecord(300, 1e6, 1735689600, wide),
+                                       EncodeHistoryRecord(7, std::nan(""), 1735689607, {})};
+  EXPECT_EQ(recorder.AddEncodedUnlessBehind(payloads, 1u << 20), 3u);
+  std::vector<std::string> late = {EncodeHistoryRecord(8, 1, 2, items)};
+  EXPECT_EQ(recorder.AddEncodedUnlessBehind(late, 0), 0u);  // the queue is past a bound of 0
+  ASSERT_TRUE(recorder.Close().ok());
+  std::vector<std::string> closed = {EncodeHistoryRecord(9, 1, 2, items)};
+  EXPECT_EQ(recorder.AddEncodedUnlessBehind(closed, 1u << 20), 0u);
+
+  const auto records = ReadAll(path);
+  ASSERT_EQ(records.size(), 4u);
+  const auto expect = [&](const wandb::Record& read, int64_t num, int64_t step, double runtime,
+                          double timestamp, const std::vector<JsonItemView>& made_items) {
+    JsonItems pairs;
+    for (const auto& item : made_items) pairs.emplace_back(item.key, item.value_json);
+    wandb::Record made = MakeHistoryRecord(step, runtime, timestamp, pairs);
+    made.set_num(num);
+    made.mutable__info()->set_stream_id("abc");
+    EXPECT_EQ(read.SerializeAsString(), made.SerializeAsString()) << read.DebugString();
+  };
+  expect(records[1], 2, 0, 0.5, 1735689600.25, items);
+  expect(records[2], 3, 300, 1e6, 1735689600, wide);
+  expect(records[3], 4, 7, std::nan(""), 1735689607, {});  // a runtime that is not finite is left out
+  EXPECT_EQ(records[3].history().item_size(), 2);
+}
 
 TEST(RunRecorder, NumbersStampsAndWritesEachRecordWithoutWaitingForClose) {
   TempDir tmp;

@@ -59,6 +59,24 @@ TEST(HistoryRows, ExplicitStepsJoinUntilALargerOneAndTheLastKeyWins) {
   EXPECT_EQ(closed[1].items, (std::vector<MetricItem>{{"loss", "0.8"}, {"lr", "0.01"}}));
 }
 
+TEST(HistoryRows, AWideRowKeepsEachKeysLastValueInItsPlace) {
+  HistoryAssembler history;
+  std::vector<HistoryRow> closed;
+  std::vector<MetricItem> items;
+  for (int i = 0; i < 20; ++i) items.push_back({"k" + std::to_string(i), "0"});
+  ASSERT_TRUE(history.Add(Line(items, 1), 1, closed).ok());
+  ASSERT_TRUE(history.Add(Line({{"k3", "3"}, {"new", "9"}, {"k19", "19"}}, 1), 2, closed).ok());
+  ASSERT_TRUE(history.Add(Line({{"new", "10"}, {"k0", "1"}}, 1), 3, closed).ok());
+  history.Finish(closed);
+  ASSERT_EQ(closed.size(), 1u);
+  const auto& row = closed[0].items;
+  ASSERT_EQ(row.size(), 21u);
+  EXPECT_EQ(row[0], (MetricItem{"k0", "1"}));
+  EXPECT_EQ(row[3], (MetricItem{"k3", "3"}));
+  EXPECT_EQ(row[19], (MetricItem{"k19", "19"}));
+  EXPECT_EQ(row[20], (MetricItem{"new", "10"}));
+}
+
 TEST(HistoryRows, AnIdleRowClosesAndALateLineAtItsStepIsARowOfItsOwn) {
   HistoryAssembler history;
   std::vector<HistoryRow> closed;
