@@ -48,7 +48,7 @@ InheritedProcessState CaptureProcessState(const std::vector<int>& signals);
 struct ChildStreams {
   int out = -1;
   int err = -1;
-  std::vector<std::string> environment;
+  std::vector<std::string> environment = {};
 };
 
 // Forks and execs; returns the child's pid once the exec has succeeded. On failure the child has been
