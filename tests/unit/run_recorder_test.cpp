@@ -122,8 +122,6 @@ TEST(RunRecorder, EncodedHistoryRecordsAreNumberedStampedAndReadAsMadeOnes) {
                                        EncodeHistoryRecord(300, 1e6, 1735689600, wide),
                                        EncodeHistoryRecord(7, std::nan(""), 1735689607, {})};
   EXPECT_EQ(recorder.AddEncodedUnlessBehind(payloads, 1u << 20), 3u);
-  std::vector<std::string> late = {EncodeHistoryRecord(8, 1, 2, items)};
-  EXPECT_EQ(recorder.AddEncodedUnlessBehind(late, 0), 0u);  // the queue is past a bound of 0
   ASSERT_TRUE(recorder.Close().ok());
   std::vector<std::string> closed = {EncodeHistoryRecord(9, 1, 2, items)};
   EXPECT_EQ(recorder.AddEncodedUnlessBehind(closed, 1u << 20), 0u);
@@ -367,6 +365,31 @@ TEST(RunRecorder, RetriesAfterAFailureWriteWhatFitsOneRecordAtATime) {
   limit.Lift();
   ASSERT_TRUE(recorder.Close().ok());
   EXPECT_EQ(ReadAll(path).size(), 10u);
+}
+
+// Rows are dropped, not queued, while what waits is past the bound (a disk that does not take them).
+TEST(RunRecorder, EncodedRecordsPastTheBoundAreNotQueued) {
+  TempDir tmp;
+  const fs::path path = tmp.path() / "run-bound.wandb";
+  auto writer = LogWriter::Create(path);
+  ASSERT_TRUE(writer.ok());
+  FileSizeLimit limit;
+  Messages messages;
+  RunRecorder recorder(std::move(*writer), "bound", {.retry_interval_seconds = 0.02}, messages.Logger());
+  limit.Set(fs::file_size(path));  // nothing more fits
+  const std::vector<JsonItemView> items = {{"loss", "0.5"}};
+  std::vector<std::string> first = {EncodeHistoryRecord(0, 1, 2, items), EncodeHistoryRecord(1, 1, 2, items)};
+  EXPECT_EQ(recorder.AddEncodedUnlessBehind(first, 1u << 20), 2u);
+  ASSERT_TRUE(Eventually([&] { return recorder.counts().write_failures > 0; }));
+  // Both wait (queued, or taken for the next try): a bound of 10 bytes is passed.
+  std::vector<std::string> more = {EncodeHistoryRecord(2, 1, 2, items)};
+  EXPECT_EQ(recorder.AddEncodedUnlessBehind(more, 10), 0u);
+  EXPECT_EQ(recorder.AddEncodedUnlessBehind(more, 1u << 20), 1u);
+  limit.Lift();
+  ASSERT_TRUE(recorder.Close().ok());
+  const auto records = ReadAll(path);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[2].history().step().num(), 2);
 }
 
 }  // namespace
