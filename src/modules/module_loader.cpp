@@ -25,7 +25,13 @@ std::filesystem::path ModuleDirectory() {
   // The executable's own path, whatever argv[0] or the working directory say.
   const auto executable = std::filesystem::read_symlink("/proc/self/exe", error);
   if (error) return "runmon-modules";
-  return executable.parent_path() / "runmon-modules";
+  // A build tree's runmon-modules beside the executable, else an installed tree's lib/runmon/modules.
+  const auto beside = executable.parent_path() / "runmon-modules";
+  const auto installed = executable.parent_path().parent_path() / "lib" / "runmon" / "modules";
+  if (!std::filesystem::is_directory(beside, error) && std::filesystem::is_directory(installed, error)) {
+    return installed;
+  }
+  return beside;
 }
 
 Result<const void*> LoadModuleTable(const std::filesystem::path& directory, std::string_view name,

@@ -25,7 +25,8 @@ struct ModuleHeader {
   std::uint32_t table_size = 0;  // sizeof the table, a second check of the layout
 };
 
-// Where modules are looked for: <directory of the executable>/runmon-modules.
+// Where modules are looked for: <directory of the executable>/runmon-modules (a build tree), else
+// <directory of the executable>/../lib/runmon/modules (installed: cmake/RunmonInstall.cmake).
 std::filesystem::path ModuleDirectory();
 
 // Opens `directory`/`name`.so (once per process; kept open) and calls its entry `entry`, a function
