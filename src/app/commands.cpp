@@ -27,6 +27,7 @@
 #include "app/exporter_command.hpp"
 #include "app/leet_command.hpp"
 #include "app/leet_config_command.hpp"
+#include "app/man_pages.hpp"
 #include "app/output.hpp"
 #include "app/remote_write_session.hpp"
 #include "app/run_command.hpp"
@@ -159,7 +160,8 @@ int RunCommandLine(int argc, char** argv) {
   // A process tree of thousands keeps thousands of files open (within a budget, see file_reader.hpp).
   const unsigned long original_open_files_limit = RaiseOpenFileLimit();
   CLI::App app{"runmon: system metrics for machine-learning runs, with W&B's metric names.", "runmon"};
-  app.set_version_flag("--version", std::string("runmon ") + RUNMON_VERSION);
+  const std::string version = std::string("runmon ") + RUNMON_VERSION;
+  app.set_version_flag("--version", version);
   app.require_subcommand(1);
 
   SamplerFlags sample_flags;
@@ -341,6 +343,9 @@ int RunCommandLine(int argc, char** argv) {
                  "The Prometheus name of every key, as the Markdown of docs/prometheus.md")
       ->excludes(markdown_flag);
 
+  // `runmon --generate-man-pages DIR`: the build writes the man pages from this very tree (man_pages.hpp).
+  // It is no option of the tree, so help does not list it and no command takes it.
+  if (argc == 3 && argv[1] == kGenerateManPagesFlag) return WriteManPages(app, version, argv[2]);
   if (auto status = ParseCommandLine(app, argc, argv)) return *status;
 
   if (sample->parsed()) return RunSample(sample_flags, once, count, json);
