@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libre2-dev libncurses-dev libcpp-httplib-dev
   libcurl4-openssl-dev libsnappy-dev libpng-dev libjpeg62-turbo-dev chromium prometheus prometheus-node-exporter
   python3 python3-psutil python3-protobuf python3-grpcio procps tmux valgrind rocm-smi
+  # The Debian package (cpack -G DEB: dpkg-shlibdeps, and file to find the binaries) and the man pages' test
+  dpkg-dev file groff-base
 )
 # Node.js and npm build the dashboard (web/) and drive the browser tests. Debian's packages, unless a
 # Node.js with its own npm is already installed (Debian's npm package would conflict with it).

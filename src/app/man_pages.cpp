@@ -5,7 +5,7 @@
 // left out here too. The few words that are not in the tree (settings' environment variables, usage
 // errors' exit status 2) say what docs/cli.md says. Text becomes roff with every hyphen a minus sign
 // (option names are searched for and copied), `code` in bold and every character past ASCII as \[uXXXX],
-// so groff needs no input encoding and formats the pages without a warning (ctest man_pages_test checks).
+// so groff needs no input encoding and formats the pages without a warning (the ctest test man_pages checks).
 #include "app/man_pages.hpp"
 
 #include <algorithm>
