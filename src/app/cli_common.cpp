@@ -10,33 +10,15 @@
 #include <fmt/format.h>
 
 #include "app/usage.hpp"
+#include "collectors/builtin.hpp"
 #include "collectors/gpu/gpu_device_ids.hpp"
-#include "collectors/linux/parse/procfs_parse.hpp"
-#include "host/file_reader.hpp"
-
-extern char** environ;
+#include "core/message_line.hpp"
+#include "host/process_environment.hpp"
 
 namespace runmon {
 
-std::vector<std::string> EnvironmentStrings() {
-  std::vector<std::string> out;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) out.emplace_back(*entry);
-  return out;
-}
-
 void Warn(const std::string& message) {
-  // One message, one line: control characters in what a message quotes (a value, a file name) are escaped.
-  std::string line;
-  line.reserve(message.size());
-  for (const char c : message) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      line += fmt::format("\\x{:02x}", byte);
-    } else {
-      line += c;
-    }
-  }
-  fmt::print(stderr, "runmon: {}\n", line);
+  fmt::print(stderr, "runmon: {}\n", EscapeControlCharacters(message));
 }
 
 CLI::Option* AddRepeatableOption(CLI::App& app, const std::string& name, std::vector<std::string>& values,
@@ -73,7 +55,8 @@ Result<Settings> SamplerFlags::Resolve() const {
     return Error{fmt::format("--root {}: not a directory", root)};
   }
   Settings settings;
-  if (auto status = ApplyEnvironment(settings, EnvironmentStrings()); !status) return Error{status.error()};
+  if (auto status = ApplyEnvironment(settings, ProcessEnvironmentStrings()); !status)
+    return Error{status.error()};
   for (const auto& assignment : assignments) {
     if (auto status = ApplySetAssignment(settings, assignment); !status) return Error{status.error()};
   }
@@ -100,31 +83,8 @@ Result<Settings> SamplerFlags::Resolve() const {
 }
 
 CollectorContext MakeContext(const Settings& settings, const HostPaths& paths) {
-  CollectorContext ctx;
-  ctx.paths = paths;
-  ctx.settings = settings;
-  ctx.clocks = Clocks::System();
-  ctx.environment = EnvironmentMap(EnvironmentStrings());
-  const long pid = settings.pid.value_or(static_cast<long>(::getppid()));
-  if (pid > 0) ctx.pid = pid;
-  ctx.facts = DetectHostFacts(paths, settings, ctx.pid, Warn);
-  // The monitored process's CUDA_VISIBLE_DEVICES (it may differ from runmon's when attaching); runmon's
-  // own when that process's environment has none or cannot be read.
-  ctx.cuda_visible_devices = std::nullopt;
-  if (ctx.pid) {
-    if (auto environment = ReadFileToString(paths.Proc(std::to_string(*ctx.pid) + "/environ"))) {
-      if (auto value = FindEnvironValue(*environment, "CUDA_VISIBLE_DEVICES")) {
-        ctx.cuda_visible_devices = std::string(*value);
-      }
-    }
-  }
-  if (!ctx.cuda_visible_devices) {
-    if (auto it = ctx.environment.find("CUDA_VISIBLE_DEVICES"); it != ctx.environment.end()) {
-      ctx.cuda_visible_devices = it->second;
-    }
-  }
-  ctx.warn = Warn;
-  return ctx;
+  return MakeCollectorContext(settings, paths, settings.pid.value_or(static_cast<long>(::getppid())),
+                              ProcessEnvironmentStrings(), Warn);
 }
 
 StopSignals::StopSignals(std::function<void(const siginfo_t&)> on_signal) {

@@ -21,7 +21,6 @@
 
 namespace runmon {
 
-std::vector<std::string> EnvironmentStrings();
 void Warn(const std::string& message);
 
 // A flag that may be given many times, one value each time. CLI11's default for a list would let one

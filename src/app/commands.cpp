@@ -38,6 +38,7 @@
 #include "core/catalog.hpp"
 #include "export/prometheus_names.hpp"
 #include "host/file_reader.hpp"
+#include "host/process_environment.hpp"
 #include "sampler/sampler.hpp"
 
 namespace runmon {
@@ -142,7 +143,7 @@ int RunInfo(const SamplerFlags& flags) {
     return 2;
   }
   const CollectorContext ctx = MakeContext(*settings, flags.Paths());
-  nlohmann::json metadata = ProbeHostMetadata(ctx, EnvironmentStrings());
+  nlohmann::json metadata = ProbeHostMetadata(ctx, ProcessEnvironmentStrings());
   bool timed_out = false;
   metadata.merge_patch(ProbeFamilies(ctx, timed_out));
   fmt::print("{}\n", metadata.dump(2));

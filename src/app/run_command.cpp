@@ -32,8 +32,6 @@
 #include <optional>
 #include <thread>
 
-#include <google/protobuf/util/time_util.h>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -46,6 +44,7 @@
 #include "core/wall_clock.hpp"
 #include "export/exposition.hpp"
 #include "host/child_process.hpp"
+#include "run_api/run_metadata.hpp"
 #include "runlog/records.hpp"
 #include "runlog/run_directory.hpp"
 #include "runlog/run_recorder.hpp"
@@ -196,78 +195,14 @@ uint64_t Monitor(const RunCommandOptions& options, const Settings& settings, con
 
   nlohmann::json metadata = ProbeHostMetadata(ctx, identity.environment);
   AddJobIdentity(metadata, identity.job);
-  google::protobuf::Timestamp started;
-  runlog::SetTimestamp(start_time, started);
-  metadata["startedAt"] = google::protobuf::util::TimeUtil::ToString(started);
-  if (!options.command.empty()) {
-    metadata["program"] = runlog::ToValidUtf8(options.command.front());
-    nlohmann::json args = nlohmann::json::array();
-    for (size_t i = 1; i < options.command.size(); ++i)
-      args.push_back(runlog::ToValidUtf8(options.command[i]));
-    metadata["args"] = args;
-    metadata["executable"] = runlog::ToValidUtf8(executable);
-  }
-  std::error_code cwd_error;
-  if (auto cwd = std::filesystem::current_path(cwd_error); !cwd_error) {
-    metadata["root"] = runlog::ToValidUtf8(cwd.string());
-  }
-  const std::string writer_id = fmt::format("runmon-{}", id);
-  const std::filesystem::path metadata_file = files_directory / "wandb-metadata.json";
-  if (auto environment = runlog::MakeEnvironmentRecord(metadata, writer_id)) {
-    recorder.Add(*environment);
-  } else {
-    Warn(environment.error());
-  }
-  metadata["writerId"] = writer_id;
-  if (auto status = runlog::WriteFileAtomically(metadata_file, metadata.dump(2) + "\n"); !status) {
-    Warn(status.error());
-  }
-  // Facts a collector learns once it runs (GPU names and UUIDs, from its own lane) come as a second
-  // environment record, which W&B's readers merge with the first, and a rewritten wandb-metadata.json. The
-  // state is shared and closed when this function returns: a lane stuck in a driver call may outlive the
-  // sampler, and must then find nothing to write to.
-  struct MetadataPublisher {
-    std::mutex mutex;
-    bool open = true;
-    nlohmann::json metadata;
-    std::filesystem::path file;
-    std::string writer_id;
-    runlog::RunRecorder* recorder = nullptr;
-  };
-  auto publisher = std::make_shared<MetadataPublisher>();
-  publisher->metadata = metadata;
-  publisher->file = metadata_file;
-  publisher->writer_id = writer_id;
-  publisher->recorder = &recorder;
-  ctx.publish_metadata = [publisher](const nlohmann::json& more) {
-    std::lock_guard lock(publisher->mutex);
-    if (!publisher->open) return;
-    if (auto environment = runlog::MakeEnvironmentRecord(more, publisher->writer_id)) {
-      publisher->recorder->Add(*environment);
-    } else {
-      Warn(environment.error());
-    }
-    publisher->metadata.merge_patch(more);
-    if (auto status = runlog::WriteFileAtomically(publisher->file, publisher->metadata.dump(2) + "\n");
-        !status) {
-      Warn(status.error());
-    }
-  };
-  // Tables a collector keeps growing (the OpenMetrics index -> labels table) become config records: W&B's
-  // readers merge config updates, so the last one written holds the whole table.
-  ctx.publish_config = [publisher](const std::string& key, const nlohmann::json& value) {
-    std::lock_guard lock(publisher->mutex);
-    if (!publisher->open) return;
-    auto record = runlog::MakeConfigRecord(key, value);
-    publisher->recorder->Add(record);
-  };
-  struct ClosePublisher {
-    std::shared_ptr<MetadataPublisher> publisher;
-    ~ClosePublisher() {
-      std::lock_guard lock(publisher->mutex);
-      publisher->open = false;
-    }
-  } close_publisher{publisher};
+  AddProgramFields(metadata, start_time, options.command, executable);
+  auto run_metadata = RunMetadata::Record(std::move(metadata), fmt::format("runmon-{}", id), recorder,
+                                          files_directory / "wandb-metadata.json", Warn);
+  run_metadata->Connect(ctx);
+  struct CloseMetadata {
+    std::shared_ptr<RunMetadata> metadata;
+    ~CloseMetadata() { metadata->Close(); }
+  } close_metadata{run_metadata};
 
   uint64_t samples = 0;
   SamplerOptions sampler_options;
@@ -544,7 +479,7 @@ int RunRunCommand(const RunCommandOptions& options, unsigned long original_open_
   }
 
   if (capture) FinishConsoleCapture(*capture);
-  if (metrics_channel) metrics_channel->Finish(recorder, run_paths->files);
+  if (metrics_channel) metrics_channel->Finish(run_paths->files);
 
   const double runtime =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_steady).count();

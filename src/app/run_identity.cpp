@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli_common.hpp"
+#include "host/process_environment.hpp"
 
 namespace runmon {
 
@@ -29,7 +30,7 @@ Result<cluster::JobIdentityFlags> CheckJobIdentityFlags(const std::optional<std:
 RunIdentity DetectRunIdentity(const HostPaths& paths, std::optional<long> attached,
                               const std::vector<std::string>& command,
                               const cluster::JobIdentityFlags& flags) {
-  const std::vector<std::string> own_environment = EnvironmentStrings();
+  const std::vector<std::string> own_environment = ProcessEnvironmentStrings();
   auto read = cluster::ReadJobIdentityInputs(paths, attached, own_environment, command);
   auto detected = cluster::DetectJobIdentity(read.inputs, flags);
   for (const auto& note : read.notes) Warn(note);

@@ -14,6 +14,7 @@
 
 #include "runlog/run_directory.hpp"
 #include "runlog/run_recorder.hpp"
+#include "user_metrics/history_log.hpp"
 #include "user_metrics/metric_channel.hpp"
 
 namespace runmon {
@@ -29,15 +30,13 @@ class RunMetricsChannel {
   // "RUNMON_RUN_SOCKET=<path>", for the command's environment.
   std::string EnvironmentEntry() const;
   void Start(runlog::RunRecorder& recorder, double start_time);
-  void Finish(runlog::RunRecorder& recorder, const std::filesystem::path& files_directory);
+  void Finish(const std::filesystem::path& files_directory);
 
  private:
-  struct Rows;  // what the sink counts
   RunMetricsChannel(std::unique_ptr<user_metrics::MetricChannel> channel, std::filesystem::path private_dir);
   std::unique_ptr<user_metrics::MetricChannel> channel_;
   std::filesystem::path private_dir_;  // the fallback's directory, removed at the end ("" when unused)
-  std::shared_ptr<Rows> rows_;
-  double start_time_ = 0;
+  std::shared_ptr<user_metrics::HistoryLog> history_;  // shared with the channel's thread
 };
 
 }  // namespace runmon

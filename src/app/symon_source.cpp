@@ -12,6 +12,7 @@
 #include "collectors/collector_context.hpp"
 #include "core/utf8.hpp"
 #include "core/wall_clock.hpp"
+#include "host/process_environment.hpp"
 #include "runlog/records.hpp"
 
 namespace runmon {
@@ -40,7 +41,7 @@ Result<std::unique_ptr<SymonSource>> SymonSource::Start(const std::string& inter
                                                .start_time = start,
                                                .tags = {}}));
   if (auto environment =
-          runlog::MakeEnvironmentRecord(ProbeHostMetadata(ctx, EnvironmentStrings()), "symon")) {
+          runlog::MakeEnvironmentRecord(ProbeHostMetadata(ctx, ProcessEnvironmentStrings()), "symon")) {
     source->model_.Ingest(*environment);
   }
   SymonSource* raw = source.get();

@@ -4,6 +4,10 @@
 
 #include <algorithm>
 
+#include "collectors/linux/linux_collectors.hpp"
+#include "collectors/linux/parse/procfs_parse.hpp"
+#include "host/file_reader.hpp"
+
 namespace runmon {
 
 FamilyStart FamilyStart::Of(std::unique_ptr<Collector> collector) {
@@ -24,6 +28,32 @@ std::vector<CollectorSpec> BuiltinCollectors(const CollectorContext& ctx) {
   }
   std::move(blocking.begin(), blocking.end(), std::back_inserter(specs));
   return specs;
+}
+
+CollectorContext MakeCollectorContext(const Settings& settings, const HostPaths& paths,
+                                      std::optional<long> pid, const std::vector<std::string>& environment,
+                                      std::function<void(const std::string&)> warn) {
+  CollectorContext ctx;
+  ctx.paths = paths;
+  ctx.settings = settings;
+  ctx.clocks = Clocks::System();
+  ctx.environment = EnvironmentMap(environment);
+  if (pid && *pid > 0) ctx.pid = pid;
+  ctx.facts = DetectHostFacts(paths, settings, ctx.pid, warn);
+  if (ctx.pid) {
+    if (auto process_environment = ReadFileToString(paths.Proc(std::to_string(*ctx.pid) + "/environ"))) {
+      if (auto value = FindEnvironValue(*process_environment, "CUDA_VISIBLE_DEVICES")) {
+        ctx.cuda_visible_devices = std::string(*value);
+      }
+    }
+  }
+  if (!ctx.cuda_visible_devices) {
+    if (auto it = ctx.environment.find("CUDA_VISIBLE_DEVICES"); it != ctx.environment.end()) {
+      ctx.cuda_visible_devices = it->second;
+    }
+  }
+  ctx.warn = std::move(warn);
+  return ctx;
 }
 
 }  // namespace runmon

@@ -54,4 +54,11 @@ struct CollectorSpec {
 // Every family's collectors; order within a lane is the order of keys in a sample.
 std::vector<CollectorSpec> BuiltinCollectors(const CollectorContext& ctx);
 
+// The context every family starts from: the system clocks, the host's facts, the monitored process (`pid`;
+// unset: no process metrics) and its CUDA_VISIBLE_DEVICES (runmon's own, from `environment`, when that
+// process's environment has none or cannot be read). `environment` is the caller's, as NAME=value strings.
+CollectorContext MakeCollectorContext(const Settings& settings, const HostPaths& paths,
+                                      std::optional<long> pid, const std::vector<std::string>& environment,
+                                      std::function<void(const std::string&)> warn);
+
 }  // namespace runmon

@@ -52,6 +52,10 @@ struct CollectorContext {
   HostFacts facts;
   Clocks clocks;
   std::optional<long> pid;  // the monitored process, when process metrics are on
+  // runmon samples from inside the process it monitors (the in-process API, <runmon/run.hpp>): its own cost
+  // cannot be told apart from the program's, so the self family reports none (a figure that would be the
+  // whole program's must not be published as runmon's).
+  bool shares_monitored_process = false;
   FilesystemStatFunction stat_filesystem = StatFilesystem;
   // runmon's own environment, read once by the app: a collector never calls getenv (tests inject it).
   std::map<std::string, std::string> environment;
