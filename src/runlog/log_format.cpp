@@ -1,10 +1,33 @@
-// Chunking exactly as W&B's writers do it (run-log-format.md 2.4); zlib provides the CRC-32.
+// Chunking exactly as W&B's writers do it (run-log-format.md 2.4). The chunks' CRC-32 (IEEE, reflected
+// 0xEDB88320, as zlib's) is computed here, eight bytes a step from tables built at compile time: records
+// are short (a history row is about 130 bytes), and zlib's crc32() spent as long getting ready for a buffer
+// as on it (2.2x the time for such a record), a sixth of what runmon spends on a logged line.
 #include "runlog/log_format.hpp"
 
-#include <zlib.h>
+#include <array>
+#include <bit>
+#include <cstring>
 
 namespace runmon::runlog {
 namespace {
+
+// kCrcTables[k][b]: the CRC of byte b followed by k zero bytes, so eight bytes fold in with eight lookups.
+constexpr std::array<std::array<uint32_t, 256>, 8> MakeCrcTables() {
+  std::array<std::array<uint32_t, 256>, 8> tables{};
+  for (uint32_t byte = 0; byte < 256; ++byte) {
+    uint32_t crc = byte;
+    for (int bit = 0; bit < 8; ++bit) crc = (crc & 1) != 0 ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
+    tables[0][byte] = crc;
+  }
+  for (size_t k = 1; k < 8; ++k) {
+    for (size_t byte = 0; byte < 256; ++byte) {
+      tables[k][byte] = (tables[k - 1][byte] >> 8) ^ tables[0][tables[k - 1][byte] & 0xFF];
+    }
+  }
+  return tables;
+}
+
+constexpr auto kCrcTables = MakeCrcTables();
 
 void AppendChunk(ChunkType type, std::string_view payload, std::string& out) {
   const uint32_t crc = ChunkChecksum(type, payload);
@@ -22,14 +45,29 @@ void AppendChunk(ChunkType type, std::string_view payload, std::string& out) {
 
 }  // namespace
 
-uint32_t ChunkChecksum(ChunkType type, std::string_view payload) {
-  const auto type_byte = static_cast<Bytef>(type);
-  uLong crc = crc32(0L, &type_byte, 1);
-  // zlib treats a null buffer as "start over" and returns 0, so an empty view must not reach it.
-  if (!payload.empty()) {
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size()));
+uint32_t Crc32(uint32_t crc, std::string_view bytes) {
+  const auto* at = reinterpret_cast<const unsigned char*>(bytes.data());
+  size_t left = bytes.size();
+  crc = ~crc;
+  if constexpr (std::endian::native == std::endian::little) {
+    const auto& t = kCrcTables;
+    for (; left >= 8; at += 8, left -= 8) {
+      uint32_t low = 0;
+      uint32_t high = 0;
+      std::memcpy(&low, at, 4);
+      std::memcpy(&high, at + 4, 4);
+      low ^= crc;
+      crc = t[7][low & 0xFF] ^ t[6][(low >> 8) & 0xFF] ^ t[5][(low >> 16) & 0xFF] ^ t[4][low >> 24] ^
+            t[3][high & 0xFF] ^ t[2][(high >> 8) & 0xFF] ^ t[1][(high >> 16) & 0xFF] ^ t[0][high >> 24];
+    }
   }
-  return static_cast<uint32_t>(crc);
+  for (; left > 0; ++at, --left) crc = (crc >> 8) ^ kCrcTables[0][(crc ^ *at) & 0xFF];
+  return ~crc;
+}
+
+uint32_t ChunkChecksum(ChunkType type, std::string_view payload) {
+  const char type_byte = static_cast<char>(type);
+  return Crc32(Crc32(0, std::string_view(&type_byte, 1)), payload);
 }
 
 uint64_t AppendFramedRecord(uint64_t offset, std::string_view payload, std::string& out) {

@@ -6,9 +6,11 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -56,11 +58,19 @@ Result<wandb::Record> MakeEnvironmentRecord(const nlohmann::json& metadata, cons
 namespace {
 
 // The one rule for value_json: the shortest JSON number that reads back as the same double; false (nothing
-// written) when the value is not finite.
+// written) when the value is not finite. The format string is compiled: every sample and history row
+// formats many values, and a runtime "{}" is parsed and dispatched each time.
 bool AppendValueJson(double value, fmt::memory_buffer& out) {
   if (!std::isfinite(value)) return false;
-  fmt::format_to(std::back_inserter(out), "{}", value);
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), value);
   return true;
+}
+
+// AppendValueJson into a buffer of the caller's (the shortest double is at most 24 characters).
+std::string_view ValueJsonInto(double value, std::array<char, 32>& buffer) {
+  if (!std::isfinite(value)) return {};
+  const auto written = fmt::format_to_n(buffer.data(), buffer.size(), FMT_COMPILE("{}"), value);
+  return {buffer.data(), std::min(written.size, buffer.size())};
 }
 
 }  // namespace
@@ -189,9 +199,16 @@ void AppendItem(std::string& out, std::string_view key, std::string_view value_j
 
 std::string EncodeHistoryRecord(int64_t step, double runtime_seconds, double timestamp,
                                 std::span<const JsonItemView> items) {
-  const std::string step_json = std::to_string(step);
-  const std::string runtime_json = FormatValueJson(runtime_seconds);
-  const std::string timestamp_json = FormatValueJson(timestamp);
+  // On the stack: these are longer than a short string's inline buffer, and every row has them.
+  std::array<char, 32> step_text{};
+  std::array<char, 32> runtime_text{};
+  std::array<char, 32> timestamp_text{};
+  const std::string_view step_json(
+      step_text.data(),
+      static_cast<size_t>(std::to_chars(step_text.data(), step_text.data() + step_text.size(), step).ptr -
+                          step_text.data()));
+  const std::string_view runtime_json = ValueJsonInto(runtime_seconds, runtime_text);
+  const std::string_view timestamp_json = ValueJsonInto(timestamp, timestamp_text);
   const std::array<JsonItemView, 3> own = {
       {{"_step", step_json}, {"_runtime", runtime_json}, {"_timestamp", timestamp_json}}};
   // HistoryStep: num = 1 (a varint; left out when 0, as proto3 does).

@@ -5,30 +5,36 @@
 
 namespace runmon::user_metrics {
 
-bool HistoryAssembler::KnownOrRoom(const std::string& key) {
-  return summary_.count(key) > 0 || summary_.size() < kMaxKeys;
-}
-
-void HistoryAssembler::Remember(const MetricItem& item, bool explicit_summary) {
-  auto [it, inserted] = summary_.try_emplace(item.key);
-  if (inserted) summary_order_.push_back(item.key);
-  if (explicit_summary) {
-    it->second.set = item.value_json;
+bool HistoryAssembler::Remember(const MetricItem& item, bool explicit_summary) {
+  // One look-up per value: a known key is found, a new one is added while there is room.
+  SummaryValue* value = nullptr;
+  if (summary_.size() < kMaxKeys) {
+    auto [it, inserted] = summary_.try_emplace(item.key);
+    if (inserted) summary_order_.push_back(item.key);
+    value = &it->second;
+  } else if (auto it = summary_.find(item.key); it != summary_.end()) {
+    value = &it->second;
   } else {
-    it->second.history = item.value_json;
+    return false;
   }
+  if (explicit_summary) {
+    value->set = item.value_json;
+  } else {
+    value->history = item.value_json;
+  }
+  return true;
 }
 
 void HistoryAssembler::Join(OpenRow& open, std::vector<MetricItem>& items, double now_seconds) {
   open.last_seconds = now_seconds;
+  std::vector<MetricItem>& row = open.row.items;
+  if (row.empty()) row.reserve(items.size());
   for (MetricItem& item : items) {
-    if (!KnownOrRoom(item.key)) {
+    if (!Remember(item, false)) {
       ++values_dropped_;
       continue;
     }
-    Remember(item, false);
     // A row's keys are few: a look along them beats a hash map's allocations, up to kIndexFrom keys.
-    std::vector<MetricItem>& row = open.row.items;
     size_t at = row.size();
     if (row.size() < kIndexFrom) {
       for (size_t i = 0; i < row.size(); ++i) {
@@ -59,11 +65,7 @@ void HistoryAssembler::Close(std::vector<HistoryRow>& closed) {
 Status HistoryAssembler::Add(MetricLine line, double now_seconds, std::vector<HistoryRow>& closed) {
   if (line.summary) {
     for (const MetricItem& item : line.items) {
-      if (KnownOrRoom(item.key)) {
-        Remember(item, true);
-      } else {
-        ++values_dropped_;
-      }
+      if (!Remember(item, true)) ++values_dropped_;
     }
     return OkStatus();
   }

@@ -58,8 +58,8 @@ class HistoryAssembler {
   static constexpr size_t kIndexFrom = 16;
   void Join(OpenRow& open, std::vector<MetricItem>& items, double now_seconds);
   void Close(std::vector<HistoryRow>& closed);
-  bool KnownOrRoom(const std::string& key);
-  void Remember(const MetricItem& item, bool explicit_summary);
+  // Keeps the value as the key's latest; false (nothing kept) for a new key past kMaxKeys.
+  bool Remember(const MetricItem& item, bool explicit_summary);
 
   std::optional<OpenRow> open_;
   std::optional<int64_t> last_step_;  // of the last row opened

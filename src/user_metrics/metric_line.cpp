@@ -264,6 +264,10 @@ std::optional<MetricLine> ParseFlatMetricLine(std::string_view line, const Metri
   skip();
   MetricLine parsed;
   std::vector<std::string_view> keys;  // every key, `_` ones and nulls too: one twice is the general path's
+  // A flat line has at most as many keys as colons: one allocation each for the keys and the items.
+  const auto colons = static_cast<size_t>(std::count(line.begin(), line.end(), ':'));
+  keys.reserve(colons);
+  parsed.items.reserve(std::min(colons, limits.max_items));
   if (i < line.size() && line[i] == '}') {
     ++i;
   } else {

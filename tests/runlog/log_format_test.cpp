@@ -72,9 +72,9 @@ TEST(ChunkChecksum, EmptyPayloadVectorsOfEachChunkType) {
   EXPECT_EQ(ChunkChecksum(ChunkType::kLast, ""), 0xD56F2B94u);
 }
 
-// An empty std::string_view() has no storage (data() is null). zlib's crc32() treats a null buffer as
-// "return the initial value" and would drop the CRC of the type byte computed so far: the checksum would
-// be 0 and AppendFramedRecord(offset, std::string_view(), out) would write a chunk the reader rejects.
+// An empty std::string_view() has no storage (data() is null): the checksum is still the type byte's (zlib's
+// crc32(), which runmon once used, treats a null buffer as "start over" and would have made it 0, a chunk
+// the reader rejects).
 TEST(ChunkChecksum, EmptyViewWithoutStorageChecksumsLikeAnyEmptyPayload) {
   EXPECT_EQ(ChunkChecksum(ChunkType::kFull, std::string_view()), 0xA505DF1Bu);
   EXPECT_EQ(ChunkChecksum(ChunkType::kFirst, std::string_view()), 0x3C0C8EA1u);
@@ -85,6 +85,19 @@ TEST(ChunkChecksum, EmptyViewWithoutStorageChecksumsLikeAnyEmptyPayload) {
 
 TEST(ChunkChecksum, EmptyHeaderRecordVectorFromWandbsTestFixture) {
   EXPECT_EQ(ChunkChecksum(ChunkType::kFull, Bytes({0xAA, 0x01, 0x00})), 0x540C518Eu);
+}
+
+// Every length and alignment around the eight-byte steps, and a CRC continued across pieces.
+TEST(Crc32, MatchesTheBitwiseReferenceAtEveryLengthAndAlignment) {
+  const std::string bytes = Pattern(300, 7);
+  for (size_t start = 0; start < 8; ++start) {
+    for (size_t size = 0; start + size <= bytes.size(); ++size) {
+      const std::string_view piece(bytes.data() + start, size);
+      ASSERT_EQ(Crc32(0, piece), ReferenceCrc32(piece)) << "start " << start << " size " << size;
+    }
+  }
+  EXPECT_EQ(Crc32(Crc32(0, "1234"), "56789"), 0xCBF43926u);
+  EXPECT_EQ(Crc32(0, std::string_view()), 0u);
 }
 
 TEST(ChunkChecksum, CoversTheTypeByteThenThePayloadUnmasked) {
