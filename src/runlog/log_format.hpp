@@ -20,7 +20,8 @@ inline constexpr uint64_t kFileHeaderSize = kFileHeader.size();
 
 enum class ChunkType : unsigned char { kFull = 1, kFirst = 2, kMiddle = 3, kLast = 4 };
 
-// CRC-32 (IEEE, as zlib's crc32()) of `bytes`, continuing from `crc` (0 to start).
+// CRC-32 (IEEE, as zlib's crc32(), which it calls for long inputs) of `bytes`, continuing from `crc` (0 to
+// start).
 uint32_t Crc32(uint32_t crc, std::string_view bytes);
 // CRC-32 (IEEE) of the type byte followed by the payload, as stored in a chunk header.
 uint32_t ChunkChecksum(ChunkType type, std::string_view payload);

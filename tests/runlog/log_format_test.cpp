@@ -87,9 +87,10 @@ TEST(ChunkChecksum, EmptyHeaderRecordVectorFromWandbsTestFixture) {
   EXPECT_EQ(ChunkChecksum(ChunkType::kFull, Bytes({0xAA, 0x01, 0x00})), 0x540C518Eu);
 }
 
-// Every length and alignment around the eight-byte steps, and a CRC continued across pieces.
+// Every length and alignment around the eight-byte steps and across the switch to zlib (384 bytes), and a
+// CRC continued across pieces.
 TEST(Crc32, MatchesTheBitwiseReferenceAtEveryLengthAndAlignment) {
-  const std::string bytes = Pattern(300, 7);
+  const std::string bytes = Pattern(520, 7);
   for (size_t start = 0; start < 8; ++start) {
     for (size_t size = 0; start + size <= bytes.size(); ++size) {
       const std::string_view piece(bytes.data() + start, size);
@@ -97,6 +98,10 @@ TEST(Crc32, MatchesTheBitwiseReferenceAtEveryLengthAndAlignment) {
     }
   }
   EXPECT_EQ(Crc32(Crc32(0, "1234"), "56789"), 0xCBF43926u);
+  const std::string long_bytes = Pattern(5000, 3);
+  EXPECT_EQ(
+      Crc32(Crc32(0, std::string_view(long_bytes).substr(0, 100)), std::string_view(long_bytes).substr(100)),
+      ReferenceCrc32(long_bytes));
   EXPECT_EQ(Crc32(0, std::string_view()), 0u);
 }
 
