@@ -15,8 +15,13 @@ change of the code changes the list only where it changed. A function the list d
 after the listed ones (lld ignores names it does not find), so a stale list costs memory, never
 correctness: run this again when bench/run_footprint_bench.py shows `run` or `sample` growing.
 
-Usage: python3 scripts/update-symbol-order.py [--build build]   (a Release build with the lean runtime;
-needs Debian's valgrind). Stdlib only.
+One list serves builds by either compiler: given several --build directories (a gcc build, as demo.sh
+makes, and a clang one), it lists the union of what each executes (gcc and clang inline differently, so
+each executes functions the other does not have); each build's link finds its own names and ignores the
+others'.
+
+Usage: python3 scripts/update-symbol-order.py [--build build] [--build build-clang ...]   (Release builds
+with the lean runtime; needs Debian's valgrind). Stdlib only.
 """
 import argparse
 import os
@@ -30,8 +35,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ORDER_FILE = os.path.join(REPO, "src", "app", "runmon.symbol-order")
 HEADER = """\
 # The functions `runmon run` and `runmon sample` execute, laid out together by lld in the lean build
-# (top-level CMakeLists.txt). Written by scripts/update-symbol-order.py from a profile of both; rerun it
-# when bench/run_footprint_bench.py shows them growing. Names it no longer finds are ignored.
+# (top-level CMakeLists.txt). Written by scripts/update-symbol-order.py from a profile of both, in a gcc and
+# a clang build (the union of their names); rerun it when bench/run_footprint_bench.py shows them growing.
+# Names a build does not have are ignored.
 """
 
 
@@ -87,14 +93,12 @@ def defined_functions(executable):
     return names
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build", default=os.path.join(REPO, "build"))
-    args = parser.parse_args()
-    runmon = os.path.realpath(os.path.join(args.build, "runmon"))
-    cache = open(os.path.join(args.build, "CMakeCache.txt")).read()
+def functions_a_run_executes(build):
+    """The functions of build/runmon that `runmon run` and `runmon sample` execute."""
+    runmon = os.path.realpath(os.path.join(build, "runmon"))
+    cache = open(os.path.join(build, "CMakeCache.txt")).read()
     if "RUNMON_LEAN_RUNTIME:BOOL=ON" not in cache:
-        raise SystemExit("update-symbol-order: %s is not a lean build (RUNMON_LEAN_RUNTIME=ON)" % args.build)
+        raise SystemExit("update-symbol-order: %s is not a lean build (RUNMON_LEAN_RUNTIME=ON)" % build)
     with tempfile.TemporaryDirectory(prefix="runmon-symbol-order-") as workdir:
         outputs = [
             profile(runmon, ["run", "--dir", workdir, "--interval", "0.1", "--", "sleep", "3"], workdir),
@@ -103,8 +107,18 @@ def main():
         executed = set()
         for out in outputs:
             executed |= executed_functions(out, runmon)
-    known = defined_functions(runmon)
-    listed = sorted(executed & known)
+    return executed & defined_functions(runmon)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", action="append",
+                        help="a lean Release build directory (repeatable; default: build)")
+    args = parser.parse_args()
+    listed = set()
+    for build in args.build or [os.path.join(REPO, "build")]:
+        listed |= functions_a_run_executes(build)
+    listed = sorted(listed)
     with open(ORDER_FILE, "w") as order:
         order.write(HEADER)
         order.write("\n".join(listed) + "\n")
