@@ -87,6 +87,20 @@ bool UsableKey(std::string_view key) {
          key != "_timestamp";
 }
 
+// The caller's values as a line's items; `unusable` counts those whose keys cannot be recorded.
+user_metrics::MetricLine LineOf(std::span<const MetricValue> metrics, size_t& unusable) {
+  user_metrics::MetricLine line;
+  line.items.reserve(metrics.size());
+  for (const auto& [key, value] : metrics) {
+    if (!UsableKey(key)) {
+      ++unusable;
+      continue;
+    }
+    line.items.push_back({runlog::ToValidUtf8(key), ValueJson(value)});
+  }
+  return line;
+}
+
 // Blocks every signal in the calling thread for its lifetime (the threads started meanwhile inherit it).
 class BlockedSignals {
  public:
@@ -336,17 +350,9 @@ bool Run::log(std::span<const MetricValue> metrics, std::optional<int64_t> step)
     return false;
   }
   try {
-    user_metrics::MetricLine line;
-    line.step = step;
-    line.items.reserve(metrics.size());
     size_t unusable = 0;
-    for (const auto& [key, value] : metrics) {
-      if (!UsableKey(key)) {
-        ++unusable;
-        continue;
-      }
-      line.items.push_back({runlog::ToValidUtf8(key), ValueJson(value)});
-    }
+    user_metrics::MetricLine line = LineOf(metrics, unusable);
+    line.step = step;
     if (line.items.empty() && unusable > 0) {
       state_->dropped += unusable;
       return false;
@@ -376,16 +382,9 @@ bool Run::log_json(std::string_view text) noexcept {
 bool Run::summary(std::span<const MetricValue> metrics) noexcept {
   if (!state_) return false;
   try {
-    user_metrics::MetricLine line;
-    line.summary = true;
     size_t unusable = 0;
-    for (const auto& [key, value] : metrics) {
-      if (!UsableKey(key)) {
-        ++unusable;
-        continue;
-      }
-      line.items.push_back({runlog::ToValidUtf8(key), ValueJson(value)});
-    }
+    user_metrics::MetricLine line = LineOf(metrics, unusable);
+    line.summary = true;
     return state_->Take(std::move(line), unusable);
   } catch (const std::exception&) {
     state_->dropped += 1;
