@@ -27,17 +27,6 @@
 namespace runmon {
 namespace {
 
-constexpr std::string_view kNoteStart = ":(";  // how CLI11 appends a check's "(...)" to the value name
-
-// The value name as help prints it (usage.cpp's formatter): "PORT (0-65535)" from CLI11's "PORT:(0-65535)".
-std::string ValueText(const CLI::Option& option) {
-  std::string text = option.get_type_name();
-  for (size_t at = text.find(kNoteStart); at != std::string::npos; at = text.find(kNoteStart, at)) {
-    text[at] = ' ';
-  }
-  return text;
-}
-
 bool IsListed(const CLI::Option& option) {
   return !option.get_group().empty() && option.get_group() != kUnlistedOptions;
 }
@@ -148,7 +137,7 @@ std::string OptionTag(const CLI::Option& option) {
   for (const std::string& name : option.get_lnames()) names.push_back("\\fB" + Roff("--" + name) + "\\fR");
   std::string tag = fmt::format("{}", fmt::join(names, ", "));
   if (option.get_items_expected_max() != 0) {
-    tag += " \\fI" + Roff(ValueText(option)) + "\\fR";
+    tag += " \\fI" + Roff(OptionValueText(option)) + "\\fR";
     if (option.get_expected_max() > 1) tag += " ...";
   }
   return tag;
@@ -203,7 +192,7 @@ std::string Synopsis(const Command& command) {
   if (app.get_require_subcommand_min() == 0) {
     std::string rest = "[\\fIOPTIONS\\fR]";
     for (const CLI::Option* argument : Listed(app, true)) {
-      const std::string name = "\\fI" + Roff(ValueText(*argument)) + "\\fR";
+      const std::string name = "\\fI" + Roff(OptionValueText(*argument)) + "\\fR";
       rest += " " + (argument->get_required() ? name : "[" + name + "]");
     }
     forms.push_back(SynopsisLine(command, rest));
@@ -248,7 +237,7 @@ std::string Commands(const Command& command, const std::vector<Command>& all) {
 std::string Arguments(const CLI::App& app) {
   std::string out;
   for (const CLI::Option* argument : Listed(app, true)) {
-    out += fmt::format(".TP\n\\fI{}\\fR\n{}\n", Roff(ValueText(*argument)), OptionText(*argument));
+    out += fmt::format(".TP\n\\fI{}\\fR\n{}\n", Roff(OptionValueText(*argument)), OptionText(*argument));
   }
   return out.empty() ? out : ".SH ARGUMENTS\n" + out;
 }

@@ -22,15 +22,6 @@ namespace {
 
 constexpr std::string_view kNoteStart = ":(";  // how CLI11 appends a check's "(...)" to the value name
 
-// "PORT (0-65535)" from CLI11's "PORT:(0-65535)".
-std::string ValueText(const CLI::Option& option) {
-  std::string text = option.get_type_name();
-  for (size_t at = text.find(kNoteStart); at != std::string::npos; at = text.find(kNoteStart, at)) {
-    text[at] = ' ';
-  }
-  return text;
-}
-
 // How a message names an option: its long name, or for an argument its value name.
 std::string DisplayName(const CLI::Option& option) {
   if (!option.get_lnames().empty()) return "--" + option.get_lnames().front();
@@ -54,14 +45,14 @@ class UsageFormatter final : public CLI::Formatter {
     return CLI::Formatter::make_group(std::move(group), is_positional, std::move(options));
   }
   std::string make_option_name(const CLI::Option* option, bool is_positional) const override {
-    return is_positional ? ValueText(*option) : CLI::Formatter::make_option_name(option, false);
+    return is_positional ? OptionValueText(*option) : CLI::Formatter::make_option_name(option, false);
   }
   std::string make_option_opts(const CLI::Option* option) const override {
     if (option->get_positional() || IsFlag(*option)) return "";
-    return " " + ValueText(*option) + (option->get_expected_max() > 1 ? " ..." : "");
+    return " " + OptionValueText(*option) + (option->get_expected_max() > 1 ? " ..." : "");
   }
   std::string make_option_usage(const CLI::Option* option) const override {
-    const std::string text = ValueText(*option);
+    const std::string text = OptionValueText(*option);
     return option->get_required() ? text : "[" + text + "]";
   }
 };
@@ -194,10 +185,18 @@ std::string Describe(const CLI::App& app, const CLI::ParseError& error) {
   }
   if (IsFlag(*option)) return fmt::format("{} takes no value (it is a flag)", name);
   if (option->count() > 1) return fmt::format("{} can be given once", name);
-  return fmt::format("{} needs a value ({})", name, ValueText(*option));
+  return fmt::format("{} needs a value ({})", name, OptionValueText(*option));
 }
 
 }  // namespace
+
+std::string OptionValueText(const CLI::Option& option) {
+  std::string text = option.get_type_name();
+  for (size_t at = text.find(kNoteStart); at != std::string::npos; at = text.find(kNoteStart, at)) {
+    text[at] = ' ';
+  }
+  return text;
+}
 
 CLI::Validator IntegerIn(long long min, long long max) {
   const std::string range = max == std::numeric_limits<long long>::max() ? fmt::format("{} or more", min)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +14,9 @@ namespace runmon {
 // Options in this group work but help does not list them (CLI11's hidden group would also leave them
 // nameless in its error messages).
 inline constexpr const char* kUnlistedOptions = "Unlisted";
+
+// An option's value name as help prints it: "PORT (0-65535)" from CLI11's "PORT:(0-65535)".
+std::string OptionValueText(const CLI::Option& option);
 
 // A base-10 integer from `min` to `max` (CLI11 alone reads 010 as octal and 0x10 as hex); the value is
 // rewritten in plain digits before CLI11 converts it. Help shows the range.
