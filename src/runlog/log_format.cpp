@@ -102,4 +102,21 @@ uint64_t AppendFramedRecord(uint64_t offset, std::string_view payload, std::stri
   return offset + kChunkHeaderSize + payload.size();
 }
 
+uint64_t FramedRecordStart(uint64_t offset) {
+  const uint64_t room = kBlockSize - offset % kBlockSize;
+  return room < kChunkHeaderSize ? offset + room : offset;
+}
+
+uint64_t FramedRecordEnd(uint64_t offset, size_t payload_size) {
+  offset = FramedRecordStart(offset);
+  uint64_t left = payload_size;
+  // Each chunk fills the rest of its block or ends the record; a FIRST chunk may carry no payload.
+  for (;;) {
+    const uint64_t room = kBlockSize - offset % kBlockSize - kChunkHeaderSize;
+    if (left <= room) return offset + kChunkHeaderSize + left;
+    left -= room;
+    offset += room + kChunkHeaderSize;
+  }
+}
+
 }  // namespace runmon::runlog

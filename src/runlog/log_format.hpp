@@ -30,5 +30,9 @@ uint32_t ChunkChecksum(ChunkType type, std::string_view payload);
 // when fewer than 7 bytes are left in the block, then one FULL chunk, or FIRST, MIDDLE... and LAST chunks
 // (a FIRST chunk may be empty when exactly 7 bytes are left). Returns the offset after the record.
 uint64_t AppendFramedRecord(uint64_t offset, std::string_view payload, std::string& out);
+// Where a record appended at `offset` starts (its first chunk header: past a block trailer when fewer than 7
+// bytes are left in the block) and ends, as AppendFramedRecord frames it.
+uint64_t FramedRecordStart(uint64_t offset);
+uint64_t FramedRecordEnd(uint64_t offset, size_t payload_size);
 
 }  // namespace runmon::runlog

@@ -139,6 +139,7 @@ ReadOutcome LogReader::Incomplete(uint64_t data_end) {
 void LogReader::SkipToNextBlock(uint64_t damage_start, std::string_view reason) {
   const uint64_t start = in_record_ ? record_start_ : damage_start;
   in_record_ = false;
+  continuing_ = false;
   fragments_.clear();
   const uint64_t next_block = (position_ / kBlockSize + 1) * kBlockSize;
   // Report only the bytes that exist: the damage may sit in the short last block.
@@ -169,6 +170,15 @@ ReadOutcome LogReader::ReadHeader() {
   header_read_ = true;
   position_ = kFileHeaderSize;
   return ReadOutcome::kEnd;
+}
+
+void LogReader::SeekToBlock(uint64_t block_offset) {
+  position_ = std::max(block_offset - block_offset % kBlockSize, kFileHeaderSize);
+  in_record_ = false;
+  fragments_.clear();
+  resyncing_ = false;
+  continuing_ = position_ > kFileHeaderSize;
+  source_->Forget();
 }
 
 ReadOutcome LogReader::Next(RawRecord& record) {
@@ -228,6 +238,7 @@ ReadOutcome LogReader::Next(RawRecord& record) {
           ReportDamage(record_start_, chunk_start - record_start_, "record without its last chunk");
         in_record_ = false;
         resyncing_ = false;
+        continuing_ = false;
         record = {chunk_start, position_, payload};
         return ReadOutcome::kRecord;
       case ChunkType::kFirst:
@@ -235,11 +246,13 @@ ReadOutcome LogReader::Next(RawRecord& record) {
           ReportDamage(record_start_, chunk_start - record_start_, "record without its last chunk");
         in_record_ = true;
         resyncing_ = false;
+        continuing_ = false;
         record_start_ = chunk_start;
         fragments_.assign(payload);
         continue;
       case ChunkType::kMiddle:
       case ChunkType::kLast:
+        if (!in_record_ && continuing_) continue;
         if (!in_record_) {
           ReportDamage(chunk_start, kChunkHeaderSize + length,
                        resyncing_ ? "rest of a damaged record" : "record without its first chunk");

@@ -86,6 +86,10 @@ class LogReader {
   bool header_read() const { return header_read_; }
   // Bytes of a torn tail when Next said kIncomplete.
   uint64_t incomplete_bytes() const { return incomplete_bytes_; }
+  // Starts reading at `block_offset` (a multiple of kBlockSize, after ReadHeader said kEnd), as a reader of
+  // one part of the log does: MIDDLE and LAST chunks before the first record that starts there belong to a
+  // record of the part before and are skipped, not reported.
+  void SeekToBlock(uint64_t block_offset);
   // For layers above the framing (a record that does not decode); merged like the reader's own.
   void ReportDamage(uint64_t offset, uint64_t length, std::string_view reason);
 
@@ -101,6 +105,7 @@ class LogReader {
   uint64_t record_start_ = 0;
   std::string fragments_;   // the payload of a record being joined from chunks
   bool resyncing_ = false;  // after damage: a MIDDLE or LAST chunk at the next block is skipped too
+  bool continuing_ = false;  // after SeekToBlock: MIDDLE and LAST chunks are an earlier part's
   uint64_t incomplete_bytes_ = 0;
   std::string error_;
   std::vector<LogDamage> damage_;

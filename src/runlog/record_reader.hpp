@@ -21,6 +21,8 @@ class RecordReader {
   ReadOutcome Next();
   // The file header only (LogReader::ReadHeader).
   ReadOutcome ReadHeader() { return log_.ReadHeader(); }
+  // Continues at a block (LogReader::SeekToBlock).
+  void SeekToBlock(uint64_t block_offset) { log_.SeekToBlock(block_offset); }
   const wandb::Record& record() const { return record_; }
   uint64_t index() const { return index_; }  // 0-based count of records read before this one
   uint64_t offset() const { return raw_.offset; }

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "runlog/log_format.hpp"
+
 namespace runmon::runlog {
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -19,7 +21,29 @@ Clock::duration Seconds(double seconds) {
 RunRecorder::RunRecorder(LogWriter writer, std::string stream_id, RecorderOptions options, Logger log)
     : writer_(std::move(writer)), stream_id_(std::move(stream_id)), options_(options), log_(std::move(log)) {
   counts_.bytes = writer_.size();
+  if (options_.write_index) {
+    auto index = IndexWriter::Create(IndexPathFor(writer_.path()), writer_.path());
+    if (index) {
+      index_.emplace(std::move(*index));
+    } else {
+      log_(fmt::format("run log: no summary index ({}); viewers build it when they open the run", index.error()));
+    }
+  }
   thread_ = std::thread([this] { WriterLoop(); });
+}
+
+void RunRecorder::IndexWritten(uint64_t before, std::span<const std::string> payloads) {
+  if (!index_) return;
+  uint64_t offset = before;
+  for (const std::string& payload : payloads) {
+    const uint64_t start = FramedRecordStart(offset);
+    offset = FramedRecordEnd(offset, payload.size());
+    if (auto status = index_->Note(start, offset, payload); !status) {
+      log_(fmt::format("run log: the summary index is no longer written ({}); viewers rebuild it", status.error()));
+      index_.reset();
+      return;
+    }
+  }
 }
 
 RunRecorder::~RunRecorder() {
@@ -133,15 +157,21 @@ void RunRecorder::WriterLoop() {
       Status status = OkStatus();
       std::vector<bool> done(taken, false);
       if (!failing) {
+        const uint64_t before = writer_.size();
         status = writer_.Append(batch);
-        if (status) std::fill(done.begin(), done.end(), true);
+        if (status) {
+          std::fill(done.begin(), done.end(), true);
+          IndexWritten(before, batch);
+        }
       }
       if (failing || (!status && closing)) {
         for (size_t i = 0; i < taken; ++i) {
           if (done[i]) continue;
+          const uint64_t before = writer_.size();
           const Status one = writer_.Append(batch[i]);
           if (one) {
             done[i] = true;
+            IndexWritten(before, std::span(&batch[i], 1));
           } else {
             status = one;
             if (!closing) break;

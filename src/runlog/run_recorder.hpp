@@ -8,7 +8,9 @@
 // at a time (what fits is written; a retry never holds more than one record's worth of the disk), the
 // failure is logged once and its end is logged too. At Close a record that does not fit is passed over,
 // so the small exit record after it is still written when it fits. Past max_queued_bytes the oldest stats
-// records are dropped (counted and logged); the run, environment and exit records never are.
+// records are dropped (counted and logged); the run, environment and exit records never are. The writer
+// thread also writes the log's summary index as it writes (index_writer.hpp); a failing index is logged once
+// and given up, never the log.
 #pragma once
 
 #include <condition_variable>
@@ -16,16 +18,20 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
 
+#include "runlog/index_writer.hpp"
 #include "runlog/log_writer.hpp"
 #include "runlog/wandb_record.pb.h"
 
 namespace runmon::runlog {
 
 struct RecorderOptions {
+  // Writes the summary index (index_writer.hpp) beside the log, as `<log>.idx`.
+  bool write_index = true;
   double sync_interval_seconds = 2.0;
   double retry_interval_seconds = 1.0;
   size_t max_queued_bytes = 64u << 20;
@@ -72,8 +78,11 @@ class RunRecorder {
   void Enqueue(wandb::Record& record);  // with mutex_ held
   void WriterLoop();
   void DropOldestStats();  // with mutex_ held
+  // Notes records appended at `before` (the log's size then) in the index, when there is one.
+  void IndexWritten(uint64_t before, std::span<const std::string> payloads);
 
   LogWriter writer_;
+  std::optional<IndexWriter> index_;  // used by the writer thread only
   const std::string stream_id_;
   const RecorderOptions options_;
   const Logger log_;

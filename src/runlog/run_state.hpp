@@ -43,6 +43,8 @@ class RunProgress {
   std::optional<double> start_time() const { return start_time_; }
   // The newest time a stats record (its timestamp) or a history record (its _timestamp) carries.
   std::optional<double> last_time() const { return last_time_; }
+  // A sample's time known without its record (a summary index's newest stats time).
+  void NoteSampleTime(double seconds) { NoteTime(seconds); }
 
  private:
   void NoteTime(double seconds);

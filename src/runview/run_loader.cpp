@@ -4,16 +4,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace runmon::runview {
 
-Result<std::unique_ptr<RunLoader>> RunLoader::Open(const std::filesystem::path& log) {
+Result<std::unique_ptr<RunLoader>> RunLoader::Open(const std::filesystem::path& log,
+                                                   const IndexedLoadOptions& options) {
   auto fd = runlog::OpenLogForReading(log);
   if (!fd) return Error{fd.error()};
   std::unique_ptr<RunLoader> loader(new RunLoader(log, *fd));
   loader->last_outcome_ = loader->reader_.ReadHeader();
-  if (loader->last_outcome_ == runlog::ReadOutcome::kFailed) loader->error_ = loader->reader_.error();
+  if (loader->last_outcome_ == runlog::ReadOutcome::kFailed) {
+    loader->error_ = loader->reader_.error();
+  } else if (loader->last_outcome_ == runlog::ReadOutcome::kEnd) {
+    loader->indexed_ = IndexedLoad::Start(log, *fd, loader->file_size(), options);
+  }
   return loader;
 }
 
@@ -35,6 +42,10 @@ bool RunLoader::Read(RunModel& model, std::chrono::steady_clock::duration budget
   const auto deadline = std::chrono::steady_clock::now() + budget;
   // Noted before reading: growth during the read shows as a different size at the next poll.
   size_at_last_read_ = file_size();
+  if (indexed_ && !indexed_->done()) {
+    if (!indexed_->Step(model, deadline)) return false;
+    if (indexed_->tail_start() > 0) reader_.SeekToBlock(indexed_->tail_start());
+  }
   for (uint32_t count = 1;; ++count) {
     last_outcome_ = reader_.Next();
     switch (last_outcome_) {
@@ -60,7 +71,13 @@ bool RunLoader::Read(RunModel& model, std::chrono::steady_clock::duration budget
 
 bool RunLoader::HasNewData() const {
   if (!error_.empty()) return false;
-  return file_size() != size_at_last_read_;
+  return (indexed_ && !indexed_->done()) || file_size() != size_at_last_read_;
+}
+
+double RunLoader::loaded_fraction() const {
+  if (indexed_ && !indexed_->done()) return indexed_->fraction();
+  const uint64_t size = file_size();
+  return size == 0 ? 1 : std::min(1.0, static_cast<double>(position()) / static_cast<double>(size));
 }
 
 bool RunLoader::WriterLockHeld() const {
@@ -68,13 +85,17 @@ bool RunLoader::WriterLockHeld() const {
 }
 
 runlog::RunVerdict RunLoader::Verdict(const RunModel& model, double now_seconds) const {
-  return runlog::JudgeRun(runlog::GatherEvidence(reader_.log(), last_outcome_, fd_), model.progress(),
-                          now_seconds);
+  runlog::LogEvidence evidence = runlog::GatherEvidence(reader_.log(), last_outcome_, fd_);
+  if (indexed_ && indexed_->damaged_bytes() > 0) evidence.damaged = true;
+  return runlog::JudgeRun(evidence, model.progress(), now_seconds);
 }
 
 std::vector<std::string> RunLoader::Warnings() const {
   std::vector<std::string> warnings;
   if (!error_.empty()) warnings.push_back(error_);
+  if (indexed_) {
+    for (std::string& warning : indexed_->Warnings()) warnings.push_back(std::move(warning));
+  }
   uint64_t skipped = 0;
   for (const auto& range : reader_.damage()) skipped += range.length;
   if (!reader_.damage().empty()) {

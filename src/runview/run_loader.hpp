@@ -4,7 +4,9 @@
 // reader resumes at its position, and re-reads a torn record from its first chunk once it is complete).
 // Damage (bad checksums, zeroed blocks, undecodable records) is skipped by the reader and kept here as
 // warnings; what is readable is shown. Opening checks the file header at once, so a file that is not a run
-// log is known (Verdict) before anything is read into a model.
+// log is known (Verdict) before anything is read into a model. A long log (kIndexedLoadBytes and more) is
+// loaded from its summary index instead (indexed_load.hpp: built in the background when missing or stale),
+// and read in full from where the index ends.
 #pragma once
 
 #include <chrono>
@@ -17,6 +19,7 @@
 
 #include "core/result.hpp"
 #include "runlog/record_reader.hpp"
+#include "runview/indexed_load.hpp"
 #include "runview/run_model.hpp"
 
 namespace runmon::runview {
@@ -24,7 +27,8 @@ namespace runmon::runview {
 class RunLoader {
  public:
   // Opens the log (a regular file; FIFOs, devices and directories are refused) and checks its header.
-  static Result<std::unique_ptr<RunLoader>> Open(const std::filesystem::path& log);
+  static Result<std::unique_ptr<RunLoader>> Open(const std::filesystem::path& log,
+                                                 const IndexedLoadOptions& options = {});
   ~RunLoader();
   RunLoader(const RunLoader&) = delete;
   RunLoader& operator=(const RunLoader&) = delete;
@@ -42,6 +46,8 @@ class RunLoader {
   const std::filesystem::path& path() const { return path_; }
   uint64_t position() const { return reader_.log().position(); }
   uint64_t file_size() const;
+  // How much of the log is in the model, 0 to 1 (for a "loading" figure).
+  double loaded_fraction() const;
   // Set when the log cannot be read at all (not a run log, unsupported version, I/O error).
   const std::string& error() const { return error_; }
   // Human-readable notes on skipped damage and a torn tail.
@@ -53,6 +59,7 @@ class RunLoader {
   std::filesystem::path path_;
   int fd_;
   runlog::RecordReader reader_;
+  std::unique_ptr<IndexedLoad> indexed_;  // null for a log read in full
   runlog::ReadOutcome last_outcome_ = runlog::ReadOutcome::kEnd;
   bool incomplete_ = false;
   uint64_t incomplete_bytes_ = 0;

@@ -78,6 +78,48 @@ void RunModel::Ingest(const wandb::Record& record) {
   ++data_version_;
 }
 
+void RunModel::SetSystemSummaries(const std::vector<std::string>& key_names,
+                                  const std::vector<const runlog::SegmentSummary*>& summaries) {
+  for (auto& [key, series] : system_) series.Clear();
+  recent_keys_.clear();
+  summarised_stats_records_ = 0;
+  summary_end_x_.reset();
+  std::vector<TimeSeries*> by_id(key_names.size(), nullptr);
+  for (const runlog::SegmentSummary* summary : summaries) {
+    if (summary->stats_records == 0) continue;
+    if (!time_origin_) time_origin_ = summary->first_time;
+    summarised_stats_records_ += summary->stats_records;
+    const double first = summary->first_time - *time_origin_;
+    const double last = summary->last_time - *time_origin_;
+    const double middle = (first + last) / 2;
+    for (const runlog::KeySummary& key : summary->keys) {
+      if (key.key >= by_id.size()) continue;
+      TimeSeries*& series = by_id[key.key];
+      if (series == nullptr) {
+        auto it = system_.find(key_names[key.key]);
+        if (it == system_.end()) {
+          it = system_.emplace(key_names[key.key], TimeSeries()).first;
+          ++keys_version_;
+        }
+        series = &it->second;
+      }
+      if (key.count == 1) {
+        series->Append(last, key.last);
+        continue;
+      }
+      const float second_extreme = key.min_first ? key.max : key.min;
+      // At the segment's start, middle and end: the whole run's span stays that of its samples.
+      series->Append(first, key.min_first ? key.min : key.max);
+      series->Append(middle, second_extreme);
+      if (key.last != second_extreme) series->Append(last, key.last);
+    }
+    summary_end_x_ = last;
+    progress_.NoteSampleTime(summary->last_time);
+  }
+  overview_.last_time = progress_.last_time();
+  ++data_version_;
+}
+
 void RunModel::IngestRun(const wandb::RunRecord& run) {
   if (!run.run_id().empty()) overview_.id = run.run_id();
   if (!run.display_name().empty()) overview_.name = run.display_name();

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "runlog/run_state.hpp"
+#include "runlog/summary_index.hpp"
 #include "runlog/wandb_record.pb.h"
 #include "runview/console_log.hpp"
 #include "runview/media_log.hpp"
@@ -58,9 +60,22 @@ struct RunOverview {
   std::vector<std::pair<std::string, std::string>> config;  // key, value_json
 };
 
+class DetailReader;
+
 class RunModel {
  public:
   void Ingest(const wandb::Record& record);
+  // Replaces the system series with the summary index's points for `summaries` (in segment order; keys by
+  // id into `key_names`): per key and segment its extremes in the order they came and its last value, so a
+  // chart of the whole run draws its envelope from a few points per segment. Stats records read later
+  // (the log's tail) are ingested at full resolution after them.
+  void SetSystemSummaries(const std::vector<std::string>& key_names,
+                          const std::vector<const runlog::SegmentSummary*>& summaries);
+  // Where the summaries end (x of the last summarised sample); nullopt when the series are all points.
+  std::optional<double> summary_end_x() const { return summary_end_x_; }
+  // Reads the summarised part at full resolution for zoomed charts; null when the series are all points.
+  const std::shared_ptr<const DetailReader>& detail() const { return detail_; }
+  void set_detail(std::shared_ptr<const DetailReader> detail) { detail_ = std::move(detail); }
 
   const RunOverview& overview() const { return overview_; }
   // System metrics: key -> points (x = seconds since the run started).
@@ -76,7 +91,7 @@ class RunModel {
   std::optional<double> time_origin() const { return time_origin_; }
 
   uint64_t records() const { return records_; }
-  uint64_t stats_records() const { return stats_records_; }
+  uint64_t stats_records() const { return stats_records_ + summarised_stats_records_; }
   uint64_t skipped_values() const { return skipped_values_; }
   // Bumped when a key appears (charts must be regrouped) and on every change (charts must be redrawn).
   uint64_t keys_version() const { return keys_version_; }
@@ -107,6 +122,9 @@ class RunModel {
   // string compare finds the series without a map lookup.
   std::vector<std::pair<std::string, TimeSeries*>> recent_keys_;
   std::optional<double> time_origin_;
+  std::optional<double> summary_end_x_;
+  uint64_t summarised_stats_records_ = 0;
+  std::shared_ptr<const DetailReader> detail_;
   std::map<std::string, std::string, std::less<>> series_labels_;  // openmetrics key -> "k=v,k=v"
   double history_step_ = -1;
   uint64_t records_ = 0;

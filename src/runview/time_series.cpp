@@ -33,6 +33,16 @@ void Extent::Add(const Extent& other) {
   max = std::max(max, other.max);
 }
 
+void TimeSeries::Clear() {
+  origin_ = 0;
+  xs_.clear();
+  ys_.clear();
+  blocks_.clear();
+  super_blocks_.clear();
+  positive_blocks_.clear();
+  positive_super_blocks_.clear();
+}
+
 void TimeSeries::Append(double x, double y) {
   if (!std::isfinite(x) || !std::isfinite(y)) return;
   const auto value = static_cast<float>(y);

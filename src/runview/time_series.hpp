@@ -31,6 +31,9 @@ class TimeSeries {
   // back must not break the ordering every query relies on). Non-finite y values are not stored.
   void Append(double x, double y);
 
+  // Drops every point (the memory is kept for the points that replace them).
+  void Clear();
+
   size_t size() const { return ys_.size(); }
   bool empty() const { return ys_.empty(); }
   double x(size_t index) const { return origin_ + static_cast<double>(xs_[index]); }

@@ -187,9 +187,7 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
     model.overview_state = run.loader->Verdict(run.model, now_seconds).state;
     model.warnings = run.loader->Warnings();
     model.loading = !run.caught_up;
-    const uint64_t size = run.loader->file_size();
-    model.loaded_fraction =
-        size == 0 ? 1 : static_cast<double>(run.loader->position()) / static_cast<double>(size);
+    model.loaded_fraction = run.loader->loaded_fraction();
     model.can_go_back = opened_from_workspace_;
     model.console = &run.model.console();
     model.console_label = model.chart_run_labels.front();
@@ -226,7 +224,7 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
     }
   }
   ReleaseUnused();
-  uint64_t position = 0;
+  double loaded = 0;  // byte-weighted over the runs charted
   uint64_t size = 0;
   for (const runview::RunEntry* entry : ChartedEntries()) {
     LoadedRun* run = Load(entry->log);
@@ -237,12 +235,13 @@ ViewModel LeetSession::BuildViewModel(const LeetView& view, double now_seconds) 
                                                         : !overview.id.empty() ? overview.id
                                                                                : entry->directory_name));
     model.loading = model.loading || !run->caught_up;
-    position += run->loader->position();
-    size += run->loader->file_size();
+    const uint64_t run_size = run->loader->file_size();
+    loaded += run->loader->loaded_fraction() * static_cast<double>(run_size);
+    size += run_size;
     for (auto& warning : run->loader->Warnings())
       model.warnings.push_back(model.chart_run_labels.back() + ": " + warning);
   }
-  model.loaded_fraction = size == 0 ? 1 : static_cast<double>(position) / static_cast<double>(size);
+  model.loaded_fraction = size == 0 ? 1 : loaded / static_cast<double>(size);
   if (!model.chart_runs.empty()) {
     model.console = &model.chart_runs.front()->console();
     model.console_label = model.chart_run_labels.front();

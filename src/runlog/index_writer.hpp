@@ -1,0 +1,51 @@
+// The summary index as runmon's recorder writes it, beside the log it writes: each record written is noted
+// with its offsets and payload (stats values are read from the payload's wire bytes, without protobuf), and
+// a segment's entry (with the key entries it needs and the pyramid nodes it completes) is appended when the
+// first record past it is written. The last, open segment is never written: readers read it from the log.
+// A failure to create or append the index stops the index only (reported once); the log is unharmed, and a
+// reader rebuilds what the index lacks.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "core/result.hpp"
+#include "runlog/index_file.hpp"
+#include "runlog/stats_values.hpp"
+#include "runlog/summary_index.hpp"
+
+namespace runmon::runlog {
+
+class IndexWriter {
+ public:
+  // Creates `index_path` (replacing a file of the name) for the log at `log_path`, which it reads back for
+  // boundary checksums.
+  static Result<IndexWriter> Create(const std::filesystem::path& index_path, const std::filesystem::path& log_path);
+  IndexWriter(IndexWriter&& other) noexcept;
+  IndexWriter& operator=(IndexWriter&& other) noexcept;
+  IndexWriter(const IndexWriter&) = delete;
+  IndexWriter& operator=(const IndexWriter&) = delete;
+  ~IndexWriter();
+
+  // A record written at [start, end) (start: its first chunk header). Records come in log order.
+  Status Note(uint64_t start, uint64_t end, std::string_view payload);
+  bool failed() const { return appender_.failed(); }
+
+ private:
+  IndexWriter(IndexAppender appender, int log_fd) : appender_(std::move(appender)), log_fd_(log_fd) {}
+  Status CloseSegment();
+
+  IndexAppender appender_;
+  int log_fd_ = -1;
+  KeyTable keys_;
+  std::optional<SegmentAccumulator> open_;
+  PyramidBuilder pyramid_;
+  StatsValueReader stats_;
+  std::string pending_;  // key entries for keys first seen in the open segment
+};
+
+}  // namespace runmon::runlog

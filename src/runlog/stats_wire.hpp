@@ -1,0 +1,93 @@
+// Reads a serialized W&B Record's stats straight from the protobuf wire format, without building messages:
+// the index builder reads every stats record of a week-long log (600,000 records of 200 items), and
+// protobuf's parser would allocate every item's strings. Pure function over any bytes: malformed input
+// (a truncated varint, a length past the end, a group, a wire type that does not exist) is refused, never
+// read past. Only the top level's record type and the stats record's timestamp and items are looked at;
+// every other field is skipped by its wire type, as protobuf does with fields it does not know.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace runmon::runlog {
+
+enum class WireRecordKind {
+  kStats,      // the record's type is stats (field 7)
+  kOther,      // another type, or none
+  kMalformed,  // not a valid protobuf message
+};
+
+struct StatsItemView {
+  std::string_view key;
+  std::string_view value_json;
+};
+
+// The record's type without reading its stats.
+WireRecordKind PeekRecordKind(std::string_view payload);
+
+// Calls `on_item(StatsItemView)` for each item of a stats record and sets `time` (seconds since the epoch,
+// 0 without a timestamp). The items of a malformed record may have been passed before it says kMalformed.
+template <typename OnItem>
+WireRecordKind ReadStatsWire(std::string_view payload, double& time, OnItem&& on_item);
+
+namespace wire_detail {
+
+// The next field of `bytes` at `at`: its number, wire type and (for length-delimited fields) contents;
+// false at the end or when malformed (`malformed` set then).
+struct Field {
+  uint32_t number = 0;
+  uint32_t wire_type = 0;
+  uint64_t varint = 0;
+  std::string_view bytes;
+};
+bool NextField(std::string_view data, size_t& at, Field& field, bool& malformed);
+// Whether a top-level field number is one of Record's record_type oneof.
+inline bool IsRecordTypeField(uint32_t number) {
+  return (number >= 2 && number <= 13) || number == 17 || number == 18 || (number >= 20 && number <= 27);
+}
+// The record's kind and, for stats, the StatsRecord's bytes. The record's type is the last oneof field
+// present (protobuf's rule).
+WireRecordKind FindStats(std::string_view payload, std::string_view& stats);
+
+}  // namespace wire_detail
+
+template <typename OnItem>
+WireRecordKind ReadStatsWire(std::string_view payload, double& time, OnItem&& on_item) {
+  using wire_detail::Field;
+  using wire_detail::NextField;
+  constexpr uint32_t kLengthDelimited = 2;
+  time = 0;
+  std::string_view stats;
+  if (const WireRecordKind kind = wire_detail::FindStats(payload, stats); kind != WireRecordKind::kStats) {
+    return kind;
+  }
+  bool malformed = false;
+  size_t at = 0;
+  Field field;
+  while (NextField(stats, at, field, malformed)) {
+    if (field.wire_type != kLengthDelimited) continue;
+    size_t inner = 0;
+    Field part;
+    if (field.number == 2) {  // google.protobuf.Timestamp {seconds = 1, nanos = 2}
+      int64_t seconds = 0;
+      int64_t nanos = 0;
+      while (NextField(field.bytes, inner, part, malformed)) {
+        if (part.number == 1 && part.wire_type == 0) seconds = static_cast<int64_t>(part.varint);
+        if (part.number == 2 && part.wire_type == 0) nanos = static_cast<int32_t>(part.varint);
+      }
+      time = static_cast<double>(seconds) + static_cast<double>(nanos) * 1e-9;
+    } else if (field.number == 3) {  // StatsItem {key = 1, value_json = 16}
+      StatsItemView item;
+      while (NextField(field.bytes, inner, part, malformed)) {
+        if (part.wire_type != kLengthDelimited) continue;
+        if (part.number == 1) item.key = part.bytes;
+        if (part.number == 16) item.value_json = part.bytes;
+      }
+      if (!malformed) on_item(item);
+    }
+    if (malformed) return WireRecordKind::kMalformed;
+  }
+  return malformed ? WireRecordKind::kMalformed : WireRecordKind::kStats;
+}
+
+}  // namespace runmon::runlog
