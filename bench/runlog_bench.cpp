@@ -21,9 +21,10 @@
 //    StatsRecord), and for reference ParseFromArray of each payload into a fresh Record (as W&B's reader
 //    does) and into a Record on an arena reset after each record;
 //  - write: per record, FillStatsRecord + SerializeToString + LogWriter::Append to a new file next to the
-//    read file (same disk), mean/median/p99 in microseconds over --write-records records (the first 100 are
-//    a warm-up), with each part's mean; then --sync-records records with LogWriter::Sync after each, shown
-//    separately (fdatasync is what a durable writer pays; the headline excludes it).
+//    read file (same disk) + IndexWriter::Note (the summary index the recorder writes beside it, its entries
+//    appended as segments close), mean/median/p99 in microseconds over --write-records records (the first
+//    100 are a warm-up), with each part's mean; then --sync-records records with LogWriter::Sync after each,
+//    shown separately (fdatasync is what a durable writer pays; the headline excludes it).
 //
 // Output: readable lines on stderr, one JSON object per measurement on stdout.
 #include <fcntl.h>
@@ -47,6 +48,7 @@
 #include <zlib.h>
 
 #include "core/sample.hpp"
+#include "runlog/index_writer.hpp"
 #include "runlog/log_format.hpp"
 #include "runlog/log_reader.hpp"
 #include "runlog/log_writer.hpp"
@@ -535,12 +537,17 @@ void BenchWrite(const Options& o, bool sync, uint64_t records) {
     std::fprintf(stderr, "runlog_bench: %s\n", writer.error().c_str());
     std::exit(1);
   }
+  auto index = runlog::IndexWriter::Create(runlog::IndexPathFor(path), path);
+  if (!index) {
+    std::fprintf(stderr, "runlog_bench: %s\n", index.error().c_str());
+    std::exit(1);
+  }
   SampleGenerator generator(7);
   runmon::Sample sample;
   runmon::wandb::Record record;
   std::string payload;
   constexpr uint64_t kWarmup = 100;
-  std::vector<double> total, fill, serialize, append, fsync;
+  std::vector<double> total, fill, serialize, append, indexing, fsync;
   uint64_t payload_bytes = 0;
   for (uint64_t i = 0; i < records + kWarmup; ++i) {
     generator.Next(sample);  // the sampler's work, not timed
@@ -550,8 +557,11 @@ void BenchWrite(const Options& o, bool sync, uint64_t records) {
     payload.clear();
     record.SerializeToString(&payload);
     const auto t2 = Clock::now();
+    const uint64_t before = writer->size();
     auto status = writer->Append(payload);
     const auto t3 = Clock::now();
+    if (status) status = index->Note(runlog::FramedRecordStart(before), writer->size(), payload);
+    const auto t3i = Clock::now();
     if (status && sync) status = writer->Sync();
     const auto t4 = Clock::now();
     if (!status) {
@@ -563,7 +573,8 @@ void BenchWrite(const Options& o, bool sync, uint64_t records) {
     fill.push_back(Seconds(t0, t1) * 1e6);
     serialize.push_back(Seconds(t1, t2) * 1e6);
     append.push_back(Seconds(t2, t3) * 1e6);
-    fsync.push_back(Seconds(t3, t4) * 1e6);
+    indexing.push_back(Seconds(t3, t3i) * 1e6);
+    fsync.push_back(Seconds(t3i, t4) * 1e6);
     total.push_back(Seconds(t0, t4) * 1e6);
   }
   const Percentiles p = Describe(total);
@@ -571,20 +582,21 @@ void BenchWrite(const Options& o, bool sync, uint64_t records) {
   const char* label = sync ? "with Sync" : "no Sync";
   std::fprintf(stderr,
                "  %-10s %6llu records of %6.0f B: mean %7.2f us  median %7.2f us  p99 %8.2f us  max %9.1f us"
-               "   (fill %.2f, serialize %.2f, append %.2f%s)\n",
+               "   (fill %.2f, serialize %.2f, append %.2f, index %.2f%s)\n",
                label, static_cast<unsigned long long>(records),
                static_cast<double>(payload_bytes) / static_cast<double>(records), p.mean, p.median, p.p99,
-               p.max, Mean(fill), Mean(serialize), Mean(append),
+               p.max, Mean(fill), Mean(serialize), Mean(append), Mean(indexing),
                sync ? fmt::format(", fdatasync {:.1f}", Mean(fsync)).c_str() : "");
   std::printf(
       "{\"tool\":\"runmon\",\"bench\":\"%s\",\"records\":%llu,\"payload_bytes_mean\":%.1f,\"us_mean\":%.3f,"
       "\"us_median\":%.3f,\"us_p99\":%.3f,\"us_max\":%.1f,\"fill_us_mean\":%.3f,\"serialize_us_mean\":%.3f,"
-      "\"append_us_mean\":%.3f,\"sync_us_mean\":%.1f}\n",
+      "\"append_us_mean\":%.3f,\"index_us_mean\":%.3f,\"sync_us_mean\":%.1f}\n",
       name, static_cast<unsigned long long>(records),
       static_cast<double>(payload_bytes) / static_cast<double>(records), p.mean, p.median, p.p99, p.max,
-      Mean(fill), Mean(serialize), Mean(append), Mean(fsync));
+      Mean(fill), Mean(serialize), Mean(append), Mean(indexing), Mean(fsync));
   std::fflush(stdout);
   std::filesystem::remove(path);
+  std::filesystem::remove(runlog::IndexPathFor(path));
 }
 
 }  // namespace
@@ -611,7 +623,9 @@ int main(int argc, char** argv) {
   }
   if (o.read) BenchRead(o);
   if (o.write) {
-    std::fprintf(stderr, "write (FillStatsRecord + SerializeToString + LogWriter::Append, per record):\n");
+    std::fprintf(
+        stderr,
+        "write (FillStatsRecord + SerializeToString + LogWriter::Append + IndexWriter::Note, per record):\n");
     BenchWrite(o, false, o.write_records);
     if (o.sync_records > 0) BenchWrite(o, true, o.sync_records);
   }

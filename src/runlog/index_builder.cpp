@@ -57,7 +57,8 @@ SegmentRead ReadSegment(int fd, uint64_t segment, SegmentWork work, SharedKeyTab
       continue;
     }
     double time = 0;
-    const WireRecordKind kind = stats.Read(raw.payload, time, [&keys](std::string_view name) { return keys.Id(name); });
+    const WireRecordKind kind =
+        stats.Read(raw.payload, time, [&keys](std::string_view name) { return keys.Id(name); });
     switch (kind) {
       case WireRecordKind::kStats:
         accumulator.AddStats(raw.end, time, stats.values().data(), stats.values().size());

@@ -44,10 +44,10 @@ struct OtherRecord {
 
 struct SegmentRead {
   uint64_t segment = 0;
-  bool settled = false;       // false: the log does not yet hold all of the segment (nothing else is set)
-  bool failed = false;        // the log could not be read (error says why) or is not a run log
+  bool settled = false;  // false: the log does not yet hold all of the segment (nothing else is set)
+  bool failed = false;   // the log could not be read (error says why) or is not a run log
   std::string error;
-  SegmentSummary summary;     // when summarised
+  SegmentSummary summary;           // when summarised
   std::vector<OtherRecord> others;  // the records that are not stats, in log order, when kept
 };
 
@@ -101,8 +101,8 @@ class IndexBuilder {
   std::vector<std::thread> threads_;
 };
 
-// The order IndexBuilder hands jobs out in: up to `preview` jobs spread evenly over the list, then the rest in
-// order. Returns positions into the list.
+// The order IndexBuilder hands jobs out in: up to `preview` jobs spread evenly over the list, then the rest
+// in order. Returns positions into the list.
 std::vector<size_t> RefiningOrder(size_t jobs, size_t preview);
 
 }  // namespace runmon::runlog

@@ -38,7 +38,8 @@ void DropNodesPastSegments(SummaryIndex& index) {
   const uint64_t covered = index.covered_segments();
   for (size_t level = 1; level < index.levels.size(); ++level) {
     auto& nodes = index.levels[level];
-    while (!nodes.empty() && nodes.back().first_segment + nodes.back().segment_span() >= covered) nodes.pop_back();
+    while (!nodes.empty() && nodes.back().first_segment + nodes.back().segment_span() >= covered)
+      nodes.pop_back();
   }
   while (index.levels.size() > 1 && index.levels.back().empty()) index.levels.pop_back();
 }
@@ -53,8 +54,9 @@ std::filesystem::path IndexPathFor(const std::filesystem::path& log) {
 
 Result<uint32_t> BoundaryCrc(int log_fd, uint64_t segment) {
   std::string bytes;
-  const uint64_t end = SegmentEnd(segment);
-  if (auto status = ReadAll(log_fd, end - kBoundaryCheckBytes, kBoundaryCheckBytes, bytes); !status) {
+  // The first segment's check covers the log's start: its header and run record, the run's identity.
+  const uint64_t start = segment == 0 ? 0 : SegmentEnd(segment) - kBoundaryCheckBytes;
+  if (auto status = ReadAll(log_fd, start, kBoundaryCheckBytes, bytes); !status) {
     return Error{status.error()};
   }
   if (bytes.size() < kBoundaryCheckBytes) return Error{"the log ends before the segment does"};

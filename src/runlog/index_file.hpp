@@ -20,8 +20,9 @@ namespace runmon::runlog {
 // `run-<id>.wandb` -> `run-<id>.wandb.idx`.
 std::filesystem::path IndexPathFor(const std::filesystem::path& log);
 
-// The CRC-32 of the kBoundaryCheckBytes before segment `segment`'s end in the open log; an error when the
-// log is shorter or cannot be read.
+// The CRC-32 of the kBoundaryCheckBytes before segment `segment`'s end in the open log (for segment 0, the
+// first kBoundaryCheckBytes of the log: its header and run record); an error when the log is shorter or
+// cannot be read.
 Result<uint32_t> BoundaryCrc(int log_fd, uint64_t segment);
 
 // An index file larger than this is not read (a week at 1 Hz and 200 keys is ~50 MB).

@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-
 namespace runmon::runlog {
 
 Result<IndexWriter> IndexWriter::Create(const std::filesystem::path& index_path,

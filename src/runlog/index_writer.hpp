@@ -24,7 +24,8 @@ class IndexWriter {
  public:
   // Creates `index_path` (replacing a file of the name) for the log at `log_path`, which it reads back for
   // boundary checksums.
-  static Result<IndexWriter> Create(const std::filesystem::path& index_path, const std::filesystem::path& log_path);
+  static Result<IndexWriter> Create(const std::filesystem::path& index_path,
+                                    const std::filesystem::path& log_path);
   IndexWriter(IndexWriter&& other) noexcept;
   IndexWriter& operator=(IndexWriter&& other) noexcept;
   IndexWriter(const IndexWriter&) = delete;

@@ -103,8 +103,8 @@ class LogReader {
   uint64_t position_ = 0;
   bool in_record_ = false;  // a FIRST chunk was read; MIDDLE/LAST chunks are expected
   uint64_t record_start_ = 0;
-  std::string fragments_;   // the payload of a record being joined from chunks
-  bool resyncing_ = false;  // after damage: a MIDDLE or LAST chunk at the next block is skipped too
+  std::string fragments_;    // the payload of a record being joined from chunks
+  bool resyncing_ = false;   // after damage: a MIDDLE or LAST chunk at the next block is skipped too
   bool continuing_ = false;  // after SeekToBlock: MIDDLE and LAST chunks are an earlier part's
   uint64_t incomplete_bytes_ = 0;
   std::string error_;

@@ -26,7 +26,8 @@ RunRecorder::RunRecorder(LogWriter writer, std::string stream_id, RecorderOption
     if (index) {
       index_.emplace(std::move(*index));
     } else {
-      log_(fmt::format("run log: no summary index ({}); viewers build it when they open the run", index.error()));
+      log_(fmt::format("run log: no summary index ({}); viewers build it when they open the run",
+                       index.error()));
     }
   }
   thread_ = std::thread([this] { WriterLoop(); });
@@ -39,7 +40,8 @@ void RunRecorder::IndexWritten(uint64_t before, std::span<const std::string> pay
     const uint64_t start = FramedRecordStart(offset);
     offset = FramedRecordEnd(offset, payload.size());
     if (auto status = index_->Note(start, offset, payload); !status) {
-      log_(fmt::format("run log: the summary index is no longer written ({}); viewers rebuild it", status.error()));
+      log_(fmt::format("run log: the summary index is no longer written ({}); viewers rebuild it",
+                       status.error()));
       index_.reset();
       return;
     }

@@ -35,7 +35,8 @@ class StatsValueReader {
       if (at >= recent_keys_.size()) recent_keys_.resize(at + 1);
       auto& recent = recent_keys_[at];
       if (recent.first.empty() || recent.first != item.key) recent = {std::string(item.key), id_of(item.key)};
-      values_.push_back({recent.second, static_cast<float>(std::clamp(*value, -double{FLT_MAX}, double{FLT_MAX}))});
+      values_.push_back(
+          {recent.second, static_cast<float>(std::clamp(*value, -double{FLT_MAX}, double{FLT_MAX}))});
     });
   }
   const std::vector<SegmentAccumulator::Value>& values() const { return values_; }

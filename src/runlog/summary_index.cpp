@@ -29,7 +29,9 @@ void PutVarint(uint64_t value, std::string& out) {
   out.push_back(static_cast<char>(value));
 }
 
-void PutFloat(float value, std::string& out) { PutFixed32(std::bit_cast<uint32_t>(value), out); }
+void PutFloat(float value, std::string& out) {
+  PutFixed32(std::bit_cast<uint32_t>(value), out);
+}
 
 void PutDouble(double value, std::string& out) {
   const auto bits = std::bit_cast<uint64_t>(value);
@@ -202,7 +204,9 @@ std::string EncodeIndexHeader() {
   return out;
 }
 
-void AppendKeyEntry(std::string_view name, std::string& out) { Frame(EntryType::kKey, name, out); }
+void AppendKeyEntry(std::string_view name, std::string& out) {
+  Frame(EntryType::kKey, name, out);
+}
 
 void AppendSummaryEntry(const SegmentSummary& summary, std::string& out) {
   Frame(EntryType::kSummary, EncodeSummaryPayload(summary), out);
@@ -216,8 +220,8 @@ ParsedIndex ParseIndex(std::string_view bytes) {
     return parsed;
   }
   if (bytes.substr(0, kIndexHeaderSize) != header) {
-    parsed.problem = bytes.substr(0, 4) == kIndexMagic ? "another version or segment size"
-                                                       : "not a runmon summary index";
+    parsed.problem =
+        bytes.substr(0, 4) == kIndexMagic ? "another version or segment size" : "not a runmon summary index";
     return parsed;
   }
   parsed.valid_bytes = kIndexHeaderSize;
@@ -261,7 +265,8 @@ ParsedIndex ParseIndex(std::string_view bytes) {
       }
       if (index.levels.size() == level) index.levels.emplace_back();
       auto& entries = index.levels[level];
-      if (!entries.empty() && summary.first_segment < entries.back().first_segment + entries.back().segment_span()) {
+      if (!entries.empty() &&
+          summary.first_segment < entries.back().first_segment + entries.back().segment_span()) {
         parsed.problem = "entries out of order";
         break;
       }
@@ -287,7 +292,9 @@ uint32_t KeyTable::Id(std::string_view name, bool* added) {
   return it->second;
 }
 
-SegmentAccumulator::SegmentAccumulator(uint64_t segment) { summary_.first_segment = segment; }
+SegmentAccumulator::SegmentAccumulator(uint64_t segment) {
+  summary_.first_segment = segment;
+}
 
 void SegmentAccumulator::AddStats(uint64_t end, double time, const Value* values, size_t count) {
   ++summary_.records;

@@ -56,6 +56,7 @@ struct SegmentSummary {
   uint64_t damaged_bytes = 0;  // bytes the reader skipped in it
   uint64_t end_offset = 0;     // just after its last record (may lie in the next segment)
   uint32_t boundary_crc = 0;   // level 0: CRC-32 of the kBoundaryCheckBytes before the segment's end
+                               // (segment 0: the log's first kBoundaryCheckBytes)
   double first_time = 0;       // stats timestamps, seconds since the epoch (0 and 0 without stats)
   double last_time = 0;
   std::vector<KeySummary> keys;  // sorted by key id
@@ -64,8 +65,12 @@ struct SegmentSummary {
 };
 
 // Where segment `segment` ends in the log (and the next starts).
-inline constexpr uint64_t SegmentEnd(uint64_t segment) { return (segment + 1) * kSegmentBytes; }
-inline constexpr uint64_t SegmentOf(uint64_t offset) { return offset / kSegmentBytes; }
+inline constexpr uint64_t SegmentEnd(uint64_t segment) {
+  return (segment + 1) * kSegmentBytes;
+}
+inline constexpr uint64_t SegmentOf(uint64_t offset) {
+  return offset / kSegmentBytes;
+}
 
 // The index's contents: its key names (id = position) and every entry, level by level, in segment order.
 struct SummaryIndex {

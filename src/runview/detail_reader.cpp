@@ -60,9 +60,10 @@ std::shared_ptr<const DetailReader::Decoded> DetailReader::Segment(uint64_t segm
         return keys_.Id(name);
       });
       if (kind != runlog::WireRecordKind::kStats) continue;
-      decoded->times.push_back(time);
-      decoded->values.insert(decoded->values.end(), stats.values().begin(), stats.values().end());
-      decoded->ends.push_back(static_cast<uint32_t>(decoded->values.size()));
+      for (const auto& value : stats.values()) {
+        if (value.key >= decoded->by_key.size()) decoded->by_key.resize(value.key + 1);
+        decoded->by_key[value.key].emplace_back(time, value.value);
+      }
     }
   }
   std::lock_guard lock(mutex_);
@@ -76,10 +77,11 @@ std::shared_ptr<const DetailReader::Decoded> DetailReader::Segment(uint64_t segm
   return decoded;
 }
 
-std::shared_ptr<const DetailWindow> DetailReader::Window(double x0, double x1, const std::vector<std::string>& keys,
-                                                         const RunModel& model) const {
+std::shared_ptr<const DetailWindow> DetailReader::Window(double x0, double x1,
+                                                         const std::vector<std::string>& keys,
+                                                         const RunModel& model, size_t max_segments) const {
   const auto [first, last] = SpanRange(x0, x1);
-  if (first == last || last - first > kMaxWindowSegments) return nullptr;
+  if (first == last || last - first > max_segments) return nullptr;
   auto window = std::make_shared<DetailWindow>();
   window->x0 = x0;
   window->x1 = x1;
@@ -87,24 +89,15 @@ std::shared_ptr<const DetailWindow> DetailReader::Window(double x0, double x1, c
   std::vector<std::pair<uint32_t, TimeSeries*>> wanted;
   {
     std::lock_guard lock(mutex_);
-    for (const std::string& key : keys) {
-      wanted.emplace_back(keys_.Id(key), &window->series[key]);
-    }
+    for (const std::string& key : keys) wanted.emplace_back(keys_.Id(key), &window->series[key]);
   }
-  std::sort(wanted.begin(), wanted.end());
   for (size_t at = first; at < last; ++at) {
     bool read = false;
     const auto decoded = Segment(spans_[at].segment, read);
     window->segments_read += read ? 1 : 0;
-    uint32_t begin = 0;
-    for (size_t record = 0; record < decoded->times.size(); ++record) {
-      const double x = decoded->times[record] - time_origin_;
-      for (uint32_t i = begin; i < decoded->ends[record]; ++i) {
-        const auto& value = decoded->values[i];
-        const auto it = std::lower_bound(wanted.begin(), wanted.end(), std::pair<uint32_t, TimeSeries*>(value.key, nullptr));
-        if (it != wanted.end() && it->first == value.key) it->second->Append(x, value.value);
-      }
-      begin = decoded->ends[record];
+    for (const auto& [id, series] : wanted) {
+      if (id >= decoded->by_key.size()) continue;
+      for (const auto& [time, value] : decoded->by_key[id]) series->Append(time - time_origin_, value);
     }
   }
   // The tail the model holds in full, past the summaries.

@@ -48,17 +48,17 @@ class DetailReader {
   DetailReader& operator=(const DetailReader&) = delete;
 
   // The points of `keys` over [x0, x1] (x: seconds since the model's time origin), or nullptr when the window
-  // covers no summarised segment or more than kMaxWindowSegments of them.
+  // covers no summarised segment or more than `max_segments` of them (an export reads them all).
   std::shared_ptr<const DetailWindow> Window(double x0, double x1, const std::vector<std::string>& keys,
-                                             const RunModel& model) const;
+                                             const RunModel& model,
+                                             size_t max_segments = kMaxWindowSegments) const;
   // The summarised segments [x0, x1] covers.
   size_t SegmentsIn(double x0, double x1) const;
 
  private:
+  // A segment's samples by key id (the reader's ids), in log order: a window copies the keys it wants.
   struct Decoded {
-    std::vector<double> times;         // per stats record
-    std::vector<uint32_t> ends;        // per stats record: one past its last value in `values`
-    std::vector<runlog::SegmentAccumulator::Value> values;
+    std::vector<std::vector<std::pair<double, float>>> by_key;  // (seconds since the epoch, value)
   };
   std::shared_ptr<const Decoded> Segment(uint64_t segment, bool& read) const;
   std::pair<size_t, size_t> SpanRange(double x0, double x1) const;

@@ -115,9 +115,9 @@ bool IndexedLoad::Step(RunModel& model, Clock::time_point deadline) {
     if (origin_ready) break;
     const auto now = Clock::now();
     if (now >= deadline) return false;
-    builder_->Wait(std::min(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) +
-                                std::chrono::milliseconds(1),
-                            std::chrono::milliseconds(50)));
+    builder_->Wait(std::min(
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) + std::chrono::milliseconds(1),
+        std::chrono::milliseconds(50)));
   }
   if (!coarse_shown_) {
     coarse_shown_ = true;
@@ -148,11 +148,13 @@ void IndexedLoad::Finish(RunModel& model) {
   }
   built_.clear();
   index.keys = keys_->names();
-  if (built_any && options_.write_index && !runlog::WriterHoldsLock(fd_)) {
+  // Written when something was built, or when the file had damage (it is repaired even with nothing new).
+  const bool damaged_file = !checked_.missing && !checked_.problem.empty();
+  if ((built_any || damaged_file) && options_.write_index && !runlog::WriterHoldsLock(fd_)) {
     runlog::RebuildPyramid(index);
     if (auto status = runlog::WriteIndexFile(runlog::IndexPathFor(log_), index); !status) {
-      write_warning_ = fmt::format("summary index not written ({}): it is rebuilt when the run is opened again",
-                                   status.error());
+      write_warning_ = fmt::format(
+          "summary index not written ({}): it is rebuilt when the run is opened again", status.error());
     }
   }
   const auto& segments = index.levels[0];  // after RebuildPyramid, which grows the levels
@@ -160,7 +162,8 @@ void IndexedLoad::Finish(RunModel& model) {
   uint64_t damaged = 0;
   for (const runlog::SegmentSummary& segment : segments) {
     damaged += segment.damaged_bytes;
-    if (segment.stats_records > 0) spans.push_back({segment.first_segment, segment.first_time, segment.last_time});
+    if (segment.stats_records > 0)
+      spans.push_back({segment.first_segment, segment.first_time, segment.last_time});
   }
   damaged_bytes_ = damaged;
   tail_start_ = segments.empty() ? 0 : runlog::SegmentEnd(segments.back().first_segment);

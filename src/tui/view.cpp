@@ -100,6 +100,7 @@ CellGrid LeetView::Render(const ViewModel& model, int width, int height) {
   }
   if (run_count_ > 0 && run_cursor_ >= run_count_) run_cursor_ = run_count_ - 1;
   RefreshGroups(model);
+  chart_runs_ = model.chart_runs;
   AssignRunColors(model);
 
   if (width < kMinWidth || height < kMinHeight) {

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -20,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "runview/detail_reader.hpp"
 #include "runview/metric_groups.hpp"
 #include "runview/run_model.hpp"
 #include "tui/cell_grid.hpp"
@@ -231,6 +233,8 @@ class LeetView {
   void CycleFocus(int direction);
   void KeepPanesShown();
   void RefreshGroups(const ViewModel& model);
+  // Points a chart's series at full-resolution points over [x0, x1] where a run has them to read.
+  void UseDetail(const runview::ChartGroup& group, double x0, double x1, ChartSpec& spec);
   Screen CurrentScreen() const;
 
   void RenderLeft(CellGrid& grid, Rect area, const ViewModel& model);
@@ -275,8 +279,19 @@ class LeetView {
   size_t overview_scroll_ = 0;
   std::map<std::string, ChartMode> chart_modes_;  // chart id -> a mode `y` chose
   std::map<std::string, double> zoom_;            // chart id -> visible x span
-  std::vector<PlacedChart> placed_;               // from the last render
-  Layout layout_;                                 // from the last render
+  // A chart's full-resolution points for runs loaded from their summary index, when its window covers few
+  // enough segments (zoomed, or a short run): chart id -> the window last read, kept while the window and
+  // the runs' data stay the same.
+  struct ChartDetail {
+    double x0 = 0;
+    double x1 = 0;
+    uint64_t data_version = 0;
+    std::vector<std::shared_ptr<const runview::DetailWindow>> windows;  // per charted run (null: none)
+  };
+  std::map<std::string, ChartDetail> detail_;
+  std::vector<const runview::RunModel*> chart_runs_;  // this frame's
+  std::vector<PlacedChart> placed_;                   // from the last render
+  Layout layout_;                                     // from the last render
   Edge dragging_ = Edge::kNone;
   bool left_shown_ = false;  // from the last render (a sidebar may give way)
   bool right_shown_ = false;

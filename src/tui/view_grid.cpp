@@ -91,6 +91,42 @@ void LeetView::ColorSeries(const runview::ChartGroup& group, ChartSpec& spec) co
   }
 }
 
+void LeetView::UseDetail(const runview::ChartGroup& group, double x0, double x1, ChartSpec& spec) {
+  uint64_t data_version = 0;
+  bool any = false;
+  for (const runview::RunModel* run : chart_runs_) {
+    data_version += run->data_version();
+    any = any ||
+          (run->detail() && run->detail()->SegmentsIn(x0, x1) <= runview::DetailReader::kMaxWindowSegments);
+  }
+  if (!any) {
+    detail_.erase(group.id);
+    return;
+  }
+  ChartDetail& detail = detail_[group.id];
+  if (detail.x0 != x0 || detail.x1 != x1 || detail.data_version != data_version ||
+      detail.windows.size() != chart_runs_.size()) {
+    detail = {x0, x1, data_version,
+              std::vector<std::shared_ptr<const runview::DetailWindow>>(chart_runs_.size())};
+    for (size_t run = 0; run < chart_runs_.size(); ++run) {
+      const auto& reader = chart_runs_[run]->detail();
+      if (!reader) continue;
+      std::vector<std::string> keys;
+      for (const runview::ChartMember& member : group.members) {
+        if (member.run == run) keys.push_back(member.key);
+      }
+      detail.windows[run] = reader->Window(x0, x1, keys, *chart_runs_[run]);
+    }
+  }
+  for (size_t m = 0; m < group.members.size() && m < spec.series.size(); ++m) {
+    const runview::ChartMember& member = group.members[m];
+    if (member.run >= detail.windows.size() || !detail.windows[member.run]) continue;
+    const auto& series = detail.windows[member.run]->series;
+    if (const auto found = series.find(member.key); found != series.end())
+      spec.series[m].data = &found->second;
+  }
+}
+
 void LeetView::RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::string& heading,
                           const std::vector<const runview::ChartGroup*>& charts,
                           const runview::MetricFilter& filter, GridState& state) {
@@ -164,6 +200,7 @@ void LeetView::RenderGrid(CellGrid& grid, Rect area, Pane pane, const std::strin
     if (auto zoom = zoom_.find(group.id); zoom != zoom_.end() && zoom->second < full_span) {
       x_min = x_max - zoom->second;
     }
+    if (group.section != runview::ChartSection::kLogged) UseDetail(group, x_min, x_max, spec);
     spec.x_start = x_min;
     spec.x_end = x_max;
     if (mode == ChartMode::kHeatmap) {

@@ -12,6 +12,7 @@
 
 #include "core/utf8.hpp"
 #include "core/wall_clock.hpp"
+#include "runview/detail_reader.hpp"
 #include "runview/metric_groups.hpp"
 #include "runview/workspace.hpp"
 #include "web/api_common.hpp"
@@ -154,6 +155,41 @@ Result<SelectedSeries> SelectSeries(const LockedRuns& locked, const QueryParams&
   selected.x_axis = any_time || selected.members.empty() ? "time" : "step";
   if (units.size() == 1) selected.unit = *units.begin();
   return selected;
+}
+
+// For runs loaded from their summary index, points the summaries only outline: the data to chart for each
+// member of `selected` (its series, or for a system series the full-resolution points over [start, end] when
+// the window covers at most `max_segments` of the log's segments, read from the log; wider windows keep the
+// summaries, which are then finer than the chart). `windows` keeps the points read alive.
+std::vector<const runview::TimeSeries*> ChartedData(
+    const LockedRuns& locked, const SelectedSeries& selected, double start, double end, size_t max_segments,
+    std::vector<std::shared_ptr<const runview::DetailWindow>>& windows) {
+  std::vector<const runview::TimeSeries*> data;
+  for (const auto& member : selected.members) data.push_back(member.data);
+  for (size_t run = 0; run < locked.models.size(); ++run) {
+    const runview::RunModel& model = *locked.models[run];
+    const auto& detail = model.detail();
+    if (!detail || detail->SegmentsIn(start, end) > max_segments) continue;
+    const auto is_system = [&](const runview::ChartMember& member) {
+      const auto found = model.system_series().find(member.key);
+      return member.run == run && found != model.system_series().end() && &found->second == member.data;
+    };
+    std::vector<std::string> keys;
+    for (const auto& member : selected.members) {
+      if (is_system(member)) keys.push_back(member.key);
+    }
+    if (keys.empty()) continue;
+    auto window = detail->Window(start, end, keys, model, max_segments);
+    if (!window) continue;
+    for (size_t m = 0; m < selected.members.size(); ++m) {
+      if (!is_system(selected.members[m])) continue;
+      if (const auto points = window->series.find(selected.members[m].key); points != window->series.end()) {
+        data[m] = &points->second;
+      }
+    }
+    windows.push_back(std::move(window));
+  }
+  return data;
 }
 
 // The chart response's JSON, written by hand: numbers in their shortest form keep it small.
@@ -393,6 +429,9 @@ ApiResponse ChartJson(RunStore& store, const QueryParams& params) {
   if (range_end <= range_start) range_end = range_start + 1;
   bool loading = false;
   for (const auto& run : locked->runs) loading = loading || !run->caught_up;
+  std::vector<std::shared_ptr<const runview::DetailWindow>> windows;
+  series = ChartedData(*locked, *selected, range_start, range_end, runview::DetailReader::kMaxWindowSegments,
+                       windows);
   // The bucket count keeps the response under kMaxChartBytes; numbers longer than usual (many digits,
   // exponents) can still overshoot it, and then fewer buckets are tried.
   std::string out;
@@ -408,6 +447,10 @@ ApiResponse ChartCsv(RunStore& store, const QueryParams& params) {
   if (!locked) return FromError(locked.error());
   auto selected = SelectSeries(*locked, params);
   if (!selected) return FromError(selected.error());
+  // Every point: the summarised part of a long run is read back from its log.
+  const double infinity = std::numeric_limits<double>::infinity();
+  std::vector<std::shared_ptr<const runview::DetailWindow>> windows;
+  const auto data = ChartedData(*locked, *selected, -infinity, infinity, SIZE_MAX, windows);
   const auto quote = [](std::string_view text) {
     const std::string valid = ToValidUtf8(text);
     if (valid.find_first_of(",\"\r\n") == std::string::npos) return valid;
@@ -419,13 +462,15 @@ ApiResponse ChartCsv(RunStore& store, const QueryParams& params) {
     return quoted + "\"";
   };
   std::string out = "run,key,x,value\n";
-  for (const auto& member : selected->members) {
+  for (size_t m = 0; m < selected->members.size(); ++m) {
+    const auto& member = selected->members[m];
+    const runview::TimeSeries& points = *data[m];
     const std::string prefix = quote(locked->runs[member.run]->dir) + "," + quote(member.key) + ",";
-    for (size_t i = 0; i < member.data->size(); ++i) {
+    for (size_t i = 0; i < points.size(); ++i) {
       out += prefix;
-      AppendNumber(out, member.data->x(i));
+      AppendNumber(out, points.x(i));
       out += ',';
-      AppendNumber(out, member.data->y(i));
+      AppendNumber(out, points.y(i));
       out += '\n';
     }
   }

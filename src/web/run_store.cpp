@@ -37,7 +37,8 @@ FileStamp Stamp(const std::filesystem::path& path) {
 
 }  // namespace
 
-RunStore::RunStore(std::filesystem::path logdir) : logdir_(std::move(logdir)) {}
+RunStore::RunStore(std::filesystem::path logdir, runview::IndexedLoadOptions loading)
+    : logdir_(std::move(logdir)), loading_(loading) {}
 
 RunStore::~RunStore() {
   Stop();
@@ -103,7 +104,7 @@ std::shared_ptr<LoadedRun> RunStore::Acquire(std::string_view dir, std::chrono::
     }
   }
   if (log.empty()) return nullptr;
-  auto loader = runview::RunLoader::Open(log);
+  auto loader = runview::RunLoader::Open(log, loading_);
   if (!loader) return nullptr;
   auto run = std::make_shared<LoadedRun>();
   run->dir = std::string(dir);

@@ -47,7 +47,8 @@ class RunStore {
  public:
   static constexpr size_t kMaxLoadedRuns = 8;
 
-  explicit RunStore(std::filesystem::path logdir);
+  // `loading`: how runs are read (runview::IndexedLoadOptions: long logs through their summary index).
+  explicit RunStore(std::filesystem::path logdir, runview::IndexedLoadOptions loading = {});
   ~RunStore();
   RunStore(const RunStore&) = delete;
   RunStore& operator=(const RunStore&) = delete;
@@ -86,6 +87,7 @@ class RunStore {
   void Changed(bool runs_list);
 
   std::filesystem::path logdir_;
+  const runview::IndexedLoadOptions loading_;
   mutable std::mutex runs_mutex_;  // guards rows_, scan_error_, loaded_
   std::vector<RunRow> rows_;
   std::map<std::string, uint64_t> summary_sizes_;  // dir -> log size when summarised

@@ -223,6 +223,58 @@ TEST_F(ApiTest, CsvHasEveryPoint) {
   EXPECT_NE(response.headers[0].second.find("attachment"), std::string::npos);
 }
 
+// The same logdir with every run loaded through its summary index (built on first load).
+class IndexedApiTest : public ApiTest {
+ protected:
+  void SetUp() override {
+    ApiTest::SetUp();
+    indexed_.Start();
+  }
+  void TearDown() override {
+    indexed_.Stop();
+    ApiTest::TearDown();
+  }
+  static runview::IndexedLoadOptions Options() {
+    runview::IndexedLoadOptions options;
+    options.min_log_bytes = 0;
+    return options;
+  }
+  RunStore indexed_{dir_.path(), Options()};
+};
+
+TEST_F(IndexedApiTest, ZoomsReadFullResolutionAndCsvHasEveryPoint) {
+  const std::string run = "run-20260103_000000-ccc";
+  ASSERT_TRUE(store_.WaitUntilLoaded(*store_.Acquire(run), std::chrono::seconds(60)));
+  ASSERT_TRUE(indexed_.WaitUntilLoaded(*indexed_.Acquire(run), std::chrono::seconds(60)));
+  // The whole run: bucketed from the summaries, within the size limit, its extremes intact.
+  const auto whole = ChartJson(indexed_, {{"runs", run}, {"chart", "gpu.{i}.gpu"}, {"width", "2000"}});
+  ASSERT_EQ(whole.status, 200) << whole.body;
+  EXPECT_LE(whole.body.size(), 200u * 1024);
+  const json whole_body = Body(whole);
+  EXPECT_FALSE(whole_body["raw"]);
+  double top = 0;
+  for (const auto& value : whole_body["series"][0]["values"]) {
+    if (value.is_number()) top = std::max(top, value.get<double>());
+  }
+  EXPECT_EQ(top, 99);
+  // A one-minute window anywhere: every sample, as a full read gives it.
+  for (const std::string start : {"10", "33333", "50000.5", "99900"}) {
+    const QueryParams zoom{
+        {"runs", run}, {"chart", "cpu"}, {"start", start}, {"end", fmt::format("{}", std::stod(start) + 60)}};
+    const json full = Body(ChartJson(store_, zoom));
+    const json indexed = Body(ChartJson(indexed_, zoom));
+    EXPECT_TRUE(indexed["raw"]) << start;
+    EXPECT_GE(indexed["x"].size(), 60u) << start;
+    EXPECT_EQ(indexed["x"], full["x"]) << start;
+    EXPECT_EQ(indexed["series"], full["series"]) << start;
+  }
+  const auto full_csv = ChartCsv(store_, {{"runs", run}, {"chart", "cpu"}});
+  const auto indexed_csv = ChartCsv(indexed_, {{"runs", run}, {"chart", "cpu"}});
+  ASSERT_EQ(indexed_csv.status, 200);
+  EXPECT_EQ(std::count(indexed_csv.body.begin(), indexed_csv.body.end(), '\n'), 100001);
+  EXPECT_EQ(indexed_csv.body, full_csv.body);
+}
+
 TEST_F(ApiTest, LayoutIsValidatedAndPersisted) {
   EXPECT_EQ(Body(GetLayout(store_))["panels"].size(), 0u);
   const std::string layout =
