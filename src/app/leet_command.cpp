@@ -158,6 +158,9 @@ int RunSymon(const LeetOptions& options, int frame_width, int frame_height,
     fmt::print(
         "{}\n",
         view.Render((*source)->BuildViewModel(view, WallSeconds()), frame_width, frame_height).ToString());
+    // Out before the sampler's and the GPU watch's threads are stopped: a teardown that goes wrong
+    // must not take the frame with it.
+    std::fflush(stdout);
     return 0;
   }
   LeetLayoutKeeper keeper(options.config_path, settings);

@@ -45,11 +45,13 @@ SegmentRead ReadSegment(int fd, uint64_t segment, SegmentWork work, SharedKeyTab
       read.error = reader.error();
       return read;
     }
-    if (outcome == ReadOutcome::kIncomplete) return read;  // the log ends inside a record: not settled
-    if (outcome == ReadOutcome::kEnd) {
-      if (reader.position() < end) return read;  // the data ends inside the segment: more may come
-      break;
+    // Not settled: the log ends inside a record, or its data ends inside the segment (more may come).
+    // What was read so far is not given out; the segment is read again once the log holds it.
+    if (outcome == ReadOutcome::kIncomplete || (outcome == ReadOutcome::kEnd && reader.position() < end)) {
+      read.others.clear();
+      return read;
     }
+    if (outcome == ReadOutcome::kEnd) break;
     if (raw.offset >= end) break;
     if (work == SegmentWork::kOthersOnly) {
       const WireRecordKind kind = PeekRecordKind(raw.payload);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -89,10 +90,13 @@ CheckedIndex LoadCheckedIndex(const std::filesystem::path& index_path, int log_f
   auto& index = checked.index;
   if (index.levels.empty()) return checked;
   auto& segments = index.levels[0];
-  // Segments the log no longer holds (it was cut short): dropped, and the boundary check moves to the
-  // last one it does hold.
+  // Segments the log no longer holds whole (it was cut short, perhaps inside a record that starts in
+  // the segment and ends past it): dropped, and the boundary check moves to the last one it does hold.
   size_t inside = segments.size();
-  while (inside > 0 && SegmentEnd(segments[inside - 1].first_segment) > log_size) --inside;
+  const auto held = [&](const SegmentSummary& segment) {
+    return std::max(SegmentEnd(segment.first_segment), segment.end_offset) <= log_size;
+  };
+  while (inside > 0 && !held(segments[inside - 1])) --inside;
   if (inside < segments.size()) {
     if (checked.problem.empty()) checked.problem = "the log is shorter than the index says";
     segments.resize(inside);

@@ -52,17 +52,18 @@ bool NextField(std::string_view data, size_t& at, Field& field, bool& malformed)
   return false;
 }
 
-WireRecordKind FindStats(std::string_view payload, std::string_view& stats) {
-  constexpr uint32_t kStatsField = 7;
-  constexpr uint32_t kLengthDelimited = 2;
+WireRecordKind FindStats(std::string_view payload, size_t& stats_from) {
   bool is_stats = false;
   bool malformed = false;
   size_t at = 0;
   Field field;
-  while (NextField(payload, at, field, malformed)) {
-    if (!IsRecordTypeField(field.number)) continue;
-    is_stats = field.number == kStatsField && field.wire_type == kLengthDelimited;
-    if (is_stats) stats = field.bytes;
+  for (size_t field_start = 0; NextField(payload, at, field, malformed); field_start = at) {
+    // A oneof number with another wire type is a field protobuf does not know: it changes nothing.
+    if (!IsRecordTypeField(field.number) || field.wire_type != kLengthDelimited) continue;
+    const bool stats = field.number == kStatsField;
+    // Another member clears the oneof; the same message member again is merged into the one before.
+    if (stats && !is_stats) stats_from = field_start;
+    is_stats = stats;
   }
   if (malformed) return WireRecordKind::kMalformed;
   return is_stats ? WireRecordKind::kStats : WireRecordKind::kOther;
@@ -73,8 +74,8 @@ WireRecordKind FindStats(std::string_view payload, std::string_view& stats) {
 namespace runmon::runlog {
 
 WireRecordKind PeekRecordKind(std::string_view payload) {
-  std::string_view stats;
-  return wire_detail::FindStats(payload, stats);
+  size_t stats_from = 0;
+  return wire_detail::FindStats(payload, stats_from);
 }
 
 }  // namespace runmon::runlog

@@ -45,48 +45,56 @@ bool NextField(std::string_view data, size_t& at, Field& field, bool& malformed)
 inline bool IsRecordTypeField(uint32_t number) {
   return (number >= 2 && number <= 13) || number == 17 || number == 18 || (number >= 20 && number <= 27);
 }
-// The record's kind and, for stats, the StatsRecord's bytes. The record's type is the last oneof field
-// present (protobuf's rule).
-WireRecordKind FindStats(std::string_view payload, std::string_view& stats);
+inline constexpr uint32_t kStatsField = 7;
+inline constexpr uint32_t kLengthDelimited = 2;
+// The record's kind and, for stats, where its stats fields start. Protobuf's rules: the record's type is
+// the last oneof field present, and the same message field present more than once in a row is merged (the
+// StatsRecord is every one of those fields' contents, in order).
+WireRecordKind FindStats(std::string_view payload, size_t& stats_from);
 
 }  // namespace wire_detail
 
 template <typename OnItem>
 WireRecordKind ReadStatsWire(std::string_view payload, double& time, OnItem&& on_item) {
   using wire_detail::Field;
+  using wire_detail::kLengthDelimited;
   using wire_detail::NextField;
-  constexpr uint32_t kLengthDelimited = 2;
   time = 0;
-  std::string_view stats;
-  if (const WireRecordKind kind = wire_detail::FindStats(payload, stats); kind != WireRecordKind::kStats) {
+  size_t at = 0;
+  if (const WireRecordKind kind = wire_detail::FindStats(payload, at); kind != WireRecordKind::kStats) {
     return kind;
   }
+  // Merged as protobuf merges: the timestamp's fields are the last given, the items every one in order.
+  int64_t seconds = 0;
+  int64_t nanos = 0;
   bool malformed = false;
-  size_t at = 0;
-  Field field;
-  while (NextField(stats, at, field, malformed)) {
-    if (field.wire_type != kLengthDelimited) continue;
-    size_t inner = 0;
-    Field part;
-    if (field.number == 2) {  // google.protobuf.Timestamp {seconds = 1, nanos = 2}
-      int64_t seconds = 0;
-      int64_t nanos = 0;
-      while (NextField(field.bytes, inner, part, malformed)) {
-        if (part.number == 1 && part.wire_type == 0) seconds = static_cast<int64_t>(part.varint);
-        if (part.number == 2 && part.wire_type == 0) nanos = static_cast<int32_t>(part.varint);
+  Field top;
+  while (NextField(payload, at, top, malformed)) {
+    if (top.number != wire_detail::kStatsField || top.wire_type != kLengthDelimited) continue;
+    size_t stats_at = 0;
+    Field field;
+    while (NextField(top.bytes, stats_at, field, malformed)) {
+      if (field.wire_type != kLengthDelimited) continue;
+      size_t inner = 0;
+      Field part;
+      if (field.number == 2) {  // google.protobuf.Timestamp {seconds = 1, nanos = 2}
+        while (NextField(field.bytes, inner, part, malformed)) {
+          if (part.number == 1 && part.wire_type == 0) seconds = static_cast<int64_t>(part.varint);
+          if (part.number == 2 && part.wire_type == 0) nanos = static_cast<int32_t>(part.varint);
+        }
+      } else if (field.number == 3) {  // StatsItem {key = 1, value_json = 16}
+        StatsItemView item;
+        while (NextField(field.bytes, inner, part, malformed)) {
+          if (part.wire_type != kLengthDelimited) continue;
+          if (part.number == 1) item.key = part.bytes;
+          if (part.number == 16) item.value_json = part.bytes;
+        }
+        if (!malformed) on_item(item);
       }
-      time = static_cast<double>(seconds) + static_cast<double>(nanos) * 1e-9;
-    } else if (field.number == 3) {  // StatsItem {key = 1, value_json = 16}
-      StatsItemView item;
-      while (NextField(field.bytes, inner, part, malformed)) {
-        if (part.wire_type != kLengthDelimited) continue;
-        if (part.number == 1) item.key = part.bytes;
-        if (part.number == 16) item.value_json = part.bytes;
-      }
-      if (!malformed) on_item(item);
+      if (malformed) return WireRecordKind::kMalformed;
     }
-    if (malformed) return WireRecordKind::kMalformed;
   }
+  time = static_cast<double>(seconds) + static_cast<double>(nanos) * 1e-9;
   return malformed ? WireRecordKind::kMalformed : WireRecordKind::kStats;
 }
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -146,7 +148,10 @@ std::string DecodeSummaryPayload(std::string_view payload, size_t key_count, Seg
   if (summary.first_segment > (std::numeric_limits<uint64_t>::max() / kSegmentBytes) / 2)
     return "a segment number beyond any log";
   if (summary.first_segment % summary.segment_span() != 0) return "a node that does not start its span";
-  if (summary.stats_records + summary.other_records != summary.records) return "record counts do not add up";
+  // Compared without the sum, which a hostile pair of counts could wrap around to `records`.
+  if (summary.stats_records > summary.records ||
+      summary.records - summary.stats_records != summary.other_records)
+    return "record counts do not add up";
   if (keys > key_count) return "more keys than the index names";
   if (!std::isfinite(summary.first_time) || !std::isfinite(summary.last_time) ||
       summary.last_time < summary.first_time)
@@ -157,6 +162,8 @@ std::string DecodeSummaryPayload(std::string_view payload, size_t key_count, Seg
     KeySummary& key = summary.keys[i];
     const uint64_t delta = in.Varint();
     if (i > 0 && delta == 0) return "a key listed twice";
+    // A delta past the names would wrap the id back to one listed already (or out of order).
+    if (delta >= key_count || id + delta >= key_count) return "a key id the index has not named";
     id += delta;
     const uint64_t count = in.Varint();
     key.min = in.Float();
@@ -166,6 +173,7 @@ std::string DecodeSummaryPayload(std::string_view payload, size_t key_count, Seg
     if (!in.ok()) return "a truncated summary";
     if (id >= key_count) return "a key id the index has not named";
     if (count == 0 || count > summary.stats_records) return "a key count beyond the stats records";
+    if (count > std::numeric_limits<uint32_t>::max()) return "a key count beyond 32 bits";
     if (!(key.min <= key.max) || !std::isfinite(key.min) || !std::isfinite(key.max) ||
         !std::isfinite(key.last) || flags > 1)
       return "impossible key values";
@@ -227,6 +235,7 @@ ParsedIndex ParseIndex(std::string_view bytes) {
   parsed.valid_bytes = kIndexHeaderSize;
   SummaryIndex& index = parsed.index;
   std::string_view rest = bytes.substr(kIndexHeaderSize);
+  std::unordered_set<std::string_view> names;  // views into `bytes`
   while (!rest.empty()) {
     Cursor head(rest.substr(0, kEntryHeaderSize));
     const uint32_t length = head.Fixed32();
@@ -249,6 +258,11 @@ ParsedIndex ParseIndex(std::string_view bytes) {
     if (type == static_cast<uint8_t>(EntryType::kKey)) {
       if (payload.empty()) {
         parsed.problem = "an empty key name";
+        break;
+      }
+      // Readers map a name back to one id: a name given twice would shift every later id.
+      if (!names.insert(payload).second) {
+        parsed.problem = "a key named twice";
         break;
       }
       index.keys.emplace_back(payload);
@@ -307,9 +321,16 @@ void SegmentAccumulator::AddStats(uint64_t end, double time, const Value* values
     summary_.first_time = std::min(summary_.first_time, time);
     summary_.last_time = std::max(summary_.last_time, time);
   }
-  for (size_t i = 0; i < count; ++i) {
+  // A key a record carries twice counts once, with its later value (W&B's readers keep the stats of a
+  // record as a dict): walked from the end, the first sight of a key in this record is the one kept.
+  for (size_t i = count; i-- > 0;) {
     const Value& value = values[i];
-    if (value.key >= slots_.size()) slots_.resize(value.key + 1, 0);
+    if (value.key >= slots_.size()) {
+      slots_.resize(value.key + 1, 0);
+      seen_in_record_.resize(value.key + 1, 0);
+    }
+    if (seen_in_record_[value.key] == summary_.stats_records) continue;
+    seen_in_record_[value.key] = summary_.stats_records;
     uint32_t& slot = slots_[value.key];
     if (slot == 0) {
       summary_.keys.push_back({value.key, 1, value.value, value.value, value.value, true});

@@ -131,7 +131,8 @@ class SegmentAccumulator {
 
  private:
   SegmentSummary summary_;
-  std::vector<uint32_t> slots_;  // key id -> position in summary_.keys + 1 (0: not seen yet)
+  std::vector<uint32_t> slots_;           // key id -> position in summary_.keys + 1 (0: not seen yet)
+  std::vector<uint64_t> seen_in_record_;  // key id -> the stats record (1-based) that last carried it
 };
 
 // The levels above the segments, fed level-0 summaries in segment order: a node is complete (and returned)
