@@ -30,6 +30,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "log_fd.hpp"
 #include "runlog/log_format.hpp"
 #include "runlog/log_reader.hpp"
 #include "runlog/log_writer.hpp"
@@ -48,23 +49,7 @@ using testing::WriteFileBytes;
 constexpr double kStart = 1735689600;
 
 // An open file descriptor, closed at the end of the scope.
-class Fd {
- public:
-  explicit Fd(const fs::path& path) {
-    auto fd = OpenLogForReading(path);
-    EXPECT_TRUE(fd.ok()) << fd.error();
-    fd_ = fd.ok() ? *fd : -1;
-  }
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_ = -1;
-};
+using testing::Fd;
 
 // A stats record of ~50 system keys (a few only in some records, one value that is not a number, one item
 // without a key), values exact in a float.

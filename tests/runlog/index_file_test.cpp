@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "log_fd.hpp"
 #include "runlog/index_builder.hpp"
 #include "runlog/log_format.hpp"
 #include "runlog/log_reader.hpp"
@@ -43,24 +44,7 @@ using testing::WriteFileBytes;
 constexpr double kStart = 1735689600;
 constexpr int kGroups = 56;  // ~6.5 MB of log: ~25 segments, one level-1 node
 
-// An open log, closed at the end of the scope.
-class Fd {
- public:
-  explicit Fd(const fs::path& path) {
-    auto fd = OpenLogForReading(path);
-    EXPECT_TRUE(fd.ok()) << fd.error();
-    fd_ = fd.ok() ? *fd : -1;
-  }
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_ = -1;
-};
+using testing::Fd;
 
 wandb::Record StatsRecord(int i, const std::string& run_id) {
   wandb::Record record;

@@ -28,6 +28,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "log_fd.hpp"
 #include "runlog/index_builder.hpp"
 #include "runlog/index_file.hpp"
 #include "runlog/log_format.hpp"
@@ -47,23 +48,7 @@ using testing::WriteFileBytes;
 constexpr double kStart = 1735689600;
 constexpr int kGroups = 56;  // ~6.5 MB of log: ~25 segments, one level-1 node
 
-class Fd {
- public:
-  explicit Fd(const fs::path& path) {
-    auto fd = OpenLogForReading(path);
-    EXPECT_TRUE(fd.ok()) << fd.error();
-    fd_ = fd.ok() ? *fd : -1;
-  }
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_ = -1;
-};
+using testing::Fd;
 
 // ~20 system keys; a GPU key from record 250 on and one more only in records 400-409 (keys first seen
 // mid-log), a text value now and then (not a number: no value).
