@@ -94,8 +94,9 @@ std::vector<size_t> RefiningOrder(size_t jobs, size_t preview) {
   order.reserve(jobs);
   std::vector<bool> taken(jobs, false);
   if (jobs > 2 * preview && preview > 0) {
+    // From the first job to the last: the preview spans the whole run.
     for (size_t i = 0; i < preview; ++i) {
-      const size_t at = i * jobs / preview;
+      const size_t at = preview == 1 ? 0 : i * (jobs - 1) / (preview - 1);
       if (!taken[at]) {
         taken[at] = true;
         order.push_back(at);
@@ -110,8 +111,8 @@ std::vector<size_t> RefiningOrder(size_t jobs, size_t preview) {
 
 IndexBuilder::IndexBuilder(int fd, std::vector<Job> jobs, SharedKeyTable& keys, int threads)
     : fd_(fd), keys_(keys) {
-  constexpr size_t kPreviewSegments = 64;
-  for (const size_t at : RefiningOrder(jobs.size(), kPreviewSegments)) jobs_.push_back(jobs[at]);
+  for (const size_t at : RefiningOrder(jobs.size(), kPreviewJobs)) jobs_.push_back(jobs[at]);
+  preview_jobs_ = jobs_.size() > 2 * kPreviewJobs ? kPreviewJobs : 0;
   if (jobs_.empty()) {
     finished_ = true;
     return;
@@ -150,7 +151,10 @@ void IndexBuilder::Work() {
     ready_.notify_all();
   }
   if (--running_ == 0) {
-    finished_ = true;
+    {
+      std::lock_guard lock(mutex_);  // a waiter between its check and its sleep still sees it
+      finished_ = true;
+    }
     ready_.notify_all();
   }
 }
@@ -165,6 +169,11 @@ std::vector<SegmentRead> IndexBuilder::Take() {
 void IndexBuilder::Wait(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
   ready_.wait_for(lock, timeout, [this] { return !results_.empty() || finished_.load(); });
+}
+
+void IndexBuilder::WaitFinished(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  ready_.wait_for(lock, timeout, [this] { return finished_.load(); });
 }
 
 }  // namespace runmon::runlog

@@ -79,14 +79,21 @@ class IndexBuilder {
   // Jobs done and in all, for progress.
   uint64_t done() const { return done_.load(); }
   uint64_t total() const { return jobs_.size(); }
+  // How many jobs the spread handed out first has (RefiningOrder): once done() reaches it, the picture
+  // spans the whole run. 0 for a list too short to spread.
+  size_t preview_jobs() const { return preview_jobs_; }
   // Waits until something was read or the work finished, at most `timeout`.
   void Wait(std::chrono::milliseconds timeout);
+  // Waits until the work finished, at most `timeout` (segments read meanwhile do not wake it).
+  void WaitFinished(std::chrono::milliseconds timeout);
 
  private:
   void Work();
 
   int fd_;
+  static constexpr size_t kPreviewJobs = 64;
   std::vector<Job> jobs_;  // in the order they are handed out
+  size_t preview_jobs_ = 0;
   SharedKeyTable& keys_;
   std::atomic<size_t> next_{0};
   std::atomic<uint64_t> done_{0};
@@ -101,8 +108,8 @@ class IndexBuilder {
   std::vector<std::thread> threads_;
 };
 
-// The order IndexBuilder hands jobs out in: up to `preview` jobs spread evenly over the list, then the rest
-// in order. Returns positions into the list.
+// The order IndexBuilder hands jobs out in: up to `preview` jobs spread evenly over the list, its first and
+// its last included, then the rest in order. Returns positions into the list.
 std::vector<size_t> RefiningOrder(size_t jobs, size_t preview);
 
 }  // namespace runmon::runlog

@@ -12,6 +12,8 @@ namespace runmon::runview {
 namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kRefreshInterval = std::chrono::milliseconds(300);
+constexpr auto kSpreadPoll = std::chrono::milliseconds(5);
+constexpr int kRefreshCostShare = 8;
 }  // namespace
 
 std::unique_ptr<IndexedLoad> IndexedLoad::Start(const std::filesystem::path& log, int fd, uint64_t log_size,
@@ -99,8 +101,12 @@ void IndexedLoad::RefreshSeries(RunModel& model, bool coarse) {
   for (const auto& [segment, summary] : built_) {
     if (segment < unsettled_from_) summaries.push_back(&summary);
   }
+  const auto started = Clock::now();
   model.SetSystemSummaries(keys_->names(), summaries);
   last_refresh_ = Clock::now();
+  // A refresh redraws every summary so far: on a long run it takes a while, and the next one waits at
+  // least kRefreshCostShare times as long, so refreshing takes a bounded share of the workers' cores.
+  refresh_gap_ = std::max<Clock::duration>(kRefreshInterval, kRefreshCostShare * (last_refresh_ - started));
   changed_ = nodes_end > 0;  // a coarse picture is refined at the next step
 }
 
@@ -124,16 +130,34 @@ bool IndexedLoad::Step(RunModel& model, Clock::time_point deadline) {
     RefreshSeries(model, true);
     return false;  // the first frame draws this
   }
-  if (builder_->finished()) {
-    TakeBuilt();  // what the workers left as they stopped
-    IngestOthers(model, deadline);
-    if (frontier_ == others_expected_.end() || frontier_->first >= unsettled_from_) {
-      Finish(model);
-      return true;
+  // Until the deadline: the series are refreshed every refresh_gap_, and at once when the spread the
+  // builder reads first is in (the whole run, coarse). In between, this waits for the workers instead of
+  // returning at once: a caller that loops on Step would otherwise spin a core the workers need.
+  for (;;) {
+    if (builder_->finished()) {
+      TakeBuilt();  // what the workers left as they stopped
+      IngestOthers(model, deadline);
+      if (frontier_ == others_expected_.end() || frontier_->first >= unsettled_from_) {
+        Finish(model);
+        return true;
+      }
     }
+    const auto now = Clock::now();
+    const bool spread_in = !spread_shown_ && builder_->done() >= builder_->preview_jobs();
+    if (changed_ && (spread_in || now - last_refresh_ >= refresh_gap_)) {
+      spread_shown_ = spread_shown_ || spread_in;
+      RefreshSeries(model, false);
+      return false;
+    }
+    if (now >= deadline) return false;
+    auto wake = deadline;
+    if (changed_) wake = std::min(wake, last_refresh_ + refresh_gap_);
+    // Short waits while the spread comes in; otherwise until the next refresh (or the end of the work).
+    const auto wait = spread_shown_ ? wake - now : std::min<Clock::duration>(wake - now, kSpreadPoll);
+    builder_->WaitFinished(std::chrono::ceil<std::chrono::milliseconds>(wait));
+    TakeBuilt();
+    IngestOthers(model, deadline);
   }
-  if (changed_ && Clock::now() - last_refresh_ >= kRefreshInterval) RefreshSeries(model, false);
-  return false;
 }
 
 void IndexedLoad::Finish(RunModel& model) {

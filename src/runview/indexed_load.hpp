@@ -81,8 +81,10 @@ class IndexedLoad {
   std::map<uint64_t, bool>::iterator frontier_;  // the next segment whose other records go into the model
   size_t ingested_in_frontier_ = 0;
   bool coarse_shown_ = false;
+  bool spread_shown_ = false;  // the builder's spread (the whole run, coarse) was drawn
   bool changed_ = false;
   std::chrono::steady_clock::time_point last_refresh_{};
+  std::chrono::steady_clock::duration refresh_gap_{};
   bool done_ = false;
   uint64_t tail_start_ = 0;
   uint64_t damaged_bytes_ = 0;

@@ -628,6 +628,29 @@ TEST(IndexBuilderLifetime, NoJobsAndAnEarlyStop) {
   }  // destroyed while it may still be reading: no hang, no leak
 }
 
+TEST(IndexBuilderLifetime, WaitFinishedReturnsOnceTheWorkEndsAndNamesTheSpread) {
+  TempDir dir("runmon-index-builder");
+  const fs::path log = dir.path() / "run.wandb";
+  WriteLog(log, RunPayloads(LogOptions{}));
+  Fd fd(log);
+  SharedKeyTable keys;
+  {
+    // Jobs past the log's end: the work ends at the first unsettled one, and WaitFinished sees it.
+    IndexBuilder builder(fd.get(), Jobs(0, 200, SegmentWork::kSummarise), keys, 1);
+    EXPECT_EQ(builder.preview_jobs(), 64u);  // 200 jobs: a spread of 64 goes first
+    for (int i = 0; i < 600 && !builder.finished(); ++i) builder.WaitFinished(std::chrono::milliseconds(100));
+    EXPECT_TRUE(builder.finished());
+    const std::vector<SegmentRead> reads = builder.Take();
+    ASSERT_FALSE(reads.empty());
+    // One worker reads in the order handed out: the spread's first job, the first segment.
+    EXPECT_EQ(reads.front().segment, 0u);
+  }
+  {
+    IndexBuilder short_list(fd.get(), Jobs(0, 128, SegmentWork::kSummarise), keys, 2);
+    EXPECT_EQ(short_list.preview_jobs(), 0u);  // too short to spread: read in order
+  }
+}
+
 // ---- RefiningOrder
 
 TEST(RefiningOrder, IsAPermutationThatStartsWithTheSpread) {
@@ -641,11 +664,14 @@ TEST(RefiningOrder, IsAPermutationThatStartsWithTheSpread) {
       std::iota(identity.begin(), identity.end(), size_t{0});
       EXPECT_EQ(sorted, identity) << jobs << "/" << preview;
       if (jobs > 2 * preview && preview > 0) {
-        for (size_t i = 0; i < preview; ++i)
-          EXPECT_EQ(order[i], i * jobs / preview) << jobs << "/" << preview;
+        for (size_t i = 0; i < preview; ++i) {
+          EXPECT_EQ(order[i], preview == 1 ? 0 : i * (jobs - 1) / (preview - 1)) << jobs << "/" << preview;
+        }
         EXPECT_TRUE(std::is_sorted(order.begin() + static_cast<std::ptrdiff_t>(preview), order.end()));
-        // The spread covers the whole list: its last pick lies in the last 1/preview of it.
-        EXPECT_GE(order[preview - 1] + jobs / preview + 1, jobs);
+        // The spread covers the whole list: it starts at the first job and, with two picks or more, ends at
+        // the last.
+        EXPECT_EQ(order[0], 0u);
+        if (preview > 1) EXPECT_EQ(order[preview - 1], jobs - 1);
       } else {
         EXPECT_EQ(order, identity) << jobs << "/" << preview;
       }

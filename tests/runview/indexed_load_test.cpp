@@ -187,6 +187,22 @@ TEST(IndexedLoad, ShowsTheCoarseLevelFirstThenRefines) {
   ExpectSameRun(LoadAll(log, Full()), model);
 }
 
+TEST(IndexedLoad, ReadsWhileTheIndexIsBuiltWaitForItInsteadOfReturningAtOnce) {
+  TempDir dir("indexed-load");
+  const fs::path log = dir.path() / "run-w.wandb";
+  MakeRun("w", 10000).WriteTo(log);
+  // A caller looping on Read with a 50 ms budget: a Read returns when its budget is spent or when it has
+  // something new to show (the first frame, a refresh at most every 300 ms, the end), never at once with
+  // nothing, which would spin a core the index's workers need.
+  const auto started = std::chrono::steady_clock::now();
+  int reads = 0;
+  const RunModel model = LoadAll(log, Indexed(), nullptr, &reads);
+  const double elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_EQ(model.stats_records(), 10000u);
+  EXPECT_LE(reads, 8 + static_cast<int>(elapsed_ms / 50) + static_cast<int>(elapsed_ms / 300)) << elapsed_ms;
+}
+
 TEST(IndexedLoad, ZoomWindowsReadEverySampleBack) {
   TempDir dir("indexed-load");
   const fs::path log = dir.path() / "run-z.wandb";
