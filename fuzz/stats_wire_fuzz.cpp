@@ -11,12 +11,16 @@
 // protobuf parses the bytes but the reader says kMalformed, a level the reader walks holds a group (which it
 // refuses, as documented) or is not protobuf's own encoding (a tag past 32 bits protobuf cuts short).
 // StatsValueReader keeps exactly the items with a key and a JSON number, clamped to a float's range, each
-// with its key's id, also when its cache of keys by position comes from another record.
+// with its key's id, also when its cache of keys by position comes from another record. ParseJsonNumber
+// (its own path for short decimals included) takes, refuses and gives exactly what from_chars behind the
+// JSON check does, bit for bit.
 #include <algorithm>
 #include <cfloat>
+#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +42,21 @@ namespace {
 
 using namespace runmon::runlog;
 namespace wandb = runmon::wandb;
+
+// ParseJsonNumber's result as the plain JSON check over from_chars gives it.
+bool SameAsFromChars(std::string_view text, const std::optional<double>& parsed) {
+  std::optional<double> expected;
+  const bool json_start = !text.empty() &&
+                          (text.front() == '-' || (text.front() >= '0' && text.front() <= '9')) &&
+                          !(text.size() > 1 && text.front() == '-' && (text[1] < '0' || text[1] > '9'));
+  double value = 0;
+  if (json_start) {
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error == std::errc() && end == text.data() + text.size() && std::isfinite(value)) expected = value;
+  }
+  if (expected.has_value() != parsed.has_value()) return false;
+  return !expected || std::memcmp(&*expected, &*parsed, sizeof value) == 0;
+}
 using google::protobuf::UnknownField;
 using google::protobuf::UnknownFieldSet;
 
@@ -138,6 +157,7 @@ void CheckValues(StatsValueReader& reader, KeyTable& table, std::string_view byt
     for (const auto& [key, value_json] : read.items) {
       if (key.empty()) continue;
       const std::optional<double> value = ParseJsonNumber(value_json);
+      FUZZ_CHECK(SameAsFromChars(value_json, value));
       if (!value) continue;
       expected.push_back(
           {table.Id(key), static_cast<float>(std::clamp(*value, -double{FLT_MAX}, double{FLT_MAX}))});

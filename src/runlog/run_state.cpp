@@ -35,6 +35,37 @@ std::string_view RunStateName(RunState state) {
   return "unknown";
 }
 
+namespace {
+// Plain decimals of at most 15 significant digits ("45.3", "-0.25", "1024"), the shape nearly every
+// metric value has: the digits as an integer (exact below 2^53) divided by a power of ten (exact up to
+// 10^22) is one correctly rounded division, the very double from_chars gives. Anything else (an exponent,
+// more digits) is left to from_chars.
+std::optional<double> ParseShortDecimal(std::string_view text) {
+  static constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                            1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                            1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  size_t at = text.front() == '-' ? 1 : 0;
+  uint64_t digits = 0;
+  size_t count = 0;
+  size_t fraction = 0;
+  bool point = false;
+  for (; at < text.size(); ++at) {
+    const char c = text[at];
+    if (c >= '0' && c <= '9') {
+      if (++count > 15) return std::nullopt;
+      digits = digits * 10 + static_cast<uint64_t>(c - '0');
+      if (point) ++fraction;
+    } else if (c == '.' && !point) {
+      point = true;
+    } else {
+      return std::nullopt;
+    }
+  }
+  const double magnitude = static_cast<double>(digits) / kPowersOfTen[fraction];
+  return text.front() == '-' ? -magnitude : magnitude;
+}
+}  // namespace
+
 std::optional<double> ParseJsonNumber(std::string_view value_json) {
   // JSON numbers only: no leading '+', no hex, no "inf"/"nan" (from_chars would take those).
   if (value_json.empty()) return std::nullopt;
@@ -42,6 +73,9 @@ std::optional<double> ParseJsonNumber(std::string_view value_json) {
   if (first != '-' && (first < '0' || first > '9')) return std::nullopt;
   if (value_json.size() > 1 && first == '-' && (value_json[1] < '0' || value_json[1] > '9')) {
     return std::nullopt;
+  }
+  if (first != '-' || value_json.size() > 1) {
+    if (const auto value = ParseShortDecimal(value_json)) return value;
   }
   double value = 0;
   const auto [end, error] = std::from_chars(value_json.data(), value_json.data() + value_json.size(), value);

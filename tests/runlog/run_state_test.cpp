@@ -7,9 +7,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <charconv>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <random>
+#include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "runlog/record_reader.hpp"
@@ -36,6 +43,84 @@ LogEvidence ReadHeader(bool lock_held = false) {
   evidence.file_bytes = 1000;
   evidence.writer_lock_held = lock_held;
   return evidence;
+}
+
+// ParseJsonNumber's own path for short decimals must give from_chars's double, bit for bit, and take and
+// refuse exactly what the JSON check over from_chars takes and refuses.
+std::optional<double> ThroughFromChars(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  if (text.front() != '-' && (text.front() < '0' || text.front() > '9')) return std::nullopt;
+  if (text.size() > 1 && text.front() == '-' && (text[1] < '0' || text[1] > '9')) return std::nullopt;
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+void ExpectSameAsFromChars(const std::string& text) {
+  const auto expected = ThroughFromChars(text);
+  const auto parsed = ParseJsonNumber(text);
+  ASSERT_EQ(parsed.has_value(), expected.has_value()) << "'" << text << "'";
+  if (!expected) return;
+  uint64_t a = 0;
+  uint64_t b = 0;
+  std::memcpy(&a, &*parsed, sizeof a);
+  std::memcpy(&b, &*expected, sizeof b);
+  EXPECT_EQ(a, b) << "'" << text << "'";
+}
+
+TEST(ParseJsonNumber, ShortDecimalsGiveFromCharsDoubleBitForBit) {
+  const char* const kEdgeCases[] = {"0",
+                                    "-0",
+                                    "0.",
+                                    "-0.",
+                                    "5.",
+                                    "00",
+                                    "01.50",
+                                    "1",
+                                    "-1",
+                                    "45.3",
+                                    "0.1",
+                                    "0.3",
+                                    "-0.25",
+                                    "123456789012345",
+                                    "1234567890123456",
+                                    "0.000000000000001",
+                                    "0.0000000000000001",
+                                    "999999999999999",
+                                    "9007199254740993",
+                                    "1.5e3",
+                                    "1e400",
+                                    "-",
+                                    "--1",
+                                    "-.5",
+                                    ".5",
+                                    "1..2",
+                                    "1.2.3",
+                                    "+1",
+                                    "1 ",
+                                    " 1",
+                                    "0x10",
+                                    "inf",
+                                    "nan",
+                                    "1e",
+                                    "18446744073709551616",
+                                    "4.35",
+                                    "2.675",
+                                    "0.1000000000000000055511151231257827"};
+  for (const char* text : kEdgeCases) ExpectSameAsFromChars(text);
+  std::mt19937_64 rng(20261206);
+  const std::string alphabet = "0123456789012345678901234567890123456789.-e+";
+  for (int i = 0; i < 200000; ++i) {
+    std::string text;
+    const size_t length = 1 + rng() % 19;
+    for (size_t j = 0; j < length; ++j) text += alphabet[rng() % alphabet.size()];
+    ExpectSameAsFromChars(text);
+    // Decimals as a writer prints them: fixed digits of a random double.
+    const double value = std::ldexp(static_cast<double>(rng() >> 11), -static_cast<int>(rng() % 64));
+    ExpectSameAsFromChars(fmt::format("{}{:.{}f}", rng() % 3 == 0 ? "-" : "", value, rng() % 14));
+    ExpectSameAsFromChars(fmt::format("{}", value));
+  }
 }
 
 TEST(JudgeRun, ExitRecordLockAndQuietTime) {

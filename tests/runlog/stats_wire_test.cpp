@@ -134,6 +134,19 @@ TEST(StatsWire, ReadsTheTimestampAndItemsOfAStatsRecord) {
   EXPECT_EQ(read.items, kItems);
 }
 
+TEST(StatsWire, LongKeysAndValuesTakeVarintsOfTwoAndThreeBytes) {
+  // Lengths of 127, 128 and 16383 (one and two bytes), 16384 and 70000 (three bytes).
+  Items items;
+  for (const size_t length : {127u, 128u, 16383u, 16384u, 70000u}) {
+    items.emplace_back(std::string(length, 'k'), "1" + std::string(length - 1, '0'));
+  }
+  const std::string bytes = StatsRecord(1735689600, 999999999, items).SerializeAsString();
+  const WireRead read = ReadWire(bytes);
+  EXPECT_EQ(read.kind, WireRecordKind::kStats);
+  EXPECT_EQ(read.time, 1735689600.0 + 999999999 * 1e-9);  // nanos past 2^28: a five-byte varint
+  EXPECT_EQ(read.items, items);
+}
+
 TEST(StatsWire, ItemsWithoutKeyOrValueAreStillPassed) {
   const Items items = {{"", "3"}, {"no_value", ""}, {"", ""}, {"cpu", "\"text\""}};
   const WireRead read = ReadWire(StatsRecord(10, 0, items).SerializeAsString());
