@@ -61,6 +61,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <numbers>
@@ -74,10 +75,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "runlog/index_file.hpp"
 #include "runlog/log_format.hpp"
 #include "runlog/log_writer.hpp"
 #include "runlog/record_reader.hpp"
 #include "runlog/records.hpp"
+#include "runview/detail_reader.hpp"
 #include "runview/run_model.hpp"
 #include "runview/workspace.hpp"
 #include "tui/session.hpp"
@@ -107,25 +110,38 @@ constexpr double kHostMemoryBytes = 1082331758592.0;  // 1,008 GiB
 constexpr double kDiskTotalGiB = 1788.0;
 constexpr size_t kBatchRecords = 256;
 constexpr const char* kRunName = "leet-bench-24h";
+// --keys N > 100: the week-long run of the second requirement (bench/run_week_bench.py).
+constexpr const char* kWideRunName = "leet-bench-7d";
+constexpr const char* kWideRunId = "lb7d0001";
+constexpr size_t kBaseKeys = 100;
+constexpr int kHostCores = 64;  // cpu.{i}.cpu_percent
+constexpr size_t kMaxKeys = kBaseKeys + kHostCores + 4 * kGpus + 4;
 
 struct Options {
   std::string generate;
   std::string measure;
   uint64_t seconds = 86400;
+  size_t keys = kBaseKeys;
   int renders = 200;
   double idle_seconds = 10;
   bool keep_appended = false;
   bool drop_cache = false;
   bool load_only = false;
   bool willneed = false;
+  bool follow = true;
+  bool breakdown = true;
+  int zoom_windows = 20;
+  double zoom_seconds = 60;
+  uint64_t zoom_seed = 42;
 };
 
 [[noreturn]] void Usage(const std::string& message) {
   std::fprintf(stderr,
                "leet_bench: %s\n"
-               "usage: leet_bench [--generate PATH] [--seconds N] [--measure PATH] [--renders N]\n"
+               "usage: leet_bench [--generate PATH] [--seconds N] [--keys N] [--measure PATH] [--renders N]\n"
                "                  [--idle-seconds S] [--keep-appended] [--drop-cache] [--load-only]\n"
-               "                  [--willneed]\n",
+               "                  [--willneed] [--no-follow] [--no-breakdown] [--zoom-windows N]\n"
+               "                  [--zoom-seconds S] [--zoom-seed N]\n",
                message.c_str());
   std::exit(2);
 }
@@ -145,6 +161,8 @@ Options ParseArgs(int argc, char** argv) {
         o.measure = value();
       } else if (arg == "--seconds") {
         o.seconds = std::stoull(value());
+      } else if (arg == "--keys") {
+        o.keys = std::stoul(value());
       } else if (arg == "--renders") {
         o.renders = std::stoi(value());
       } else if (arg == "--idle-seconds") {
@@ -157,6 +175,16 @@ Options ParseArgs(int argc, char** argv) {
         o.load_only = true;
       } else if (arg == "--willneed") {
         o.willneed = true;
+      } else if (arg == "--no-follow") {
+        o.follow = false;
+      } else if (arg == "--no-breakdown") {
+        o.breakdown = false;
+      } else if (arg == "--zoom-windows") {
+        o.zoom_windows = std::stoi(value());
+      } else if (arg == "--zoom-seconds") {
+        o.zoom_seconds = std::stod(value());
+      } else if (arg == "--zoom-seed") {
+        o.zoom_seed = std::stoull(value());
       } else {
         Usage(fmt::format("unknown argument '{}'", arg));
       }
@@ -166,7 +194,11 @@ Options ParseArgs(int argc, char** argv) {
   }
   if (o.generate.empty() && o.measure.empty()) Usage("give --generate PATH, --measure PATH or both");
   if (o.seconds < 1) Usage("--seconds must be at least 1");
+  if (o.keys < kBaseKeys || o.keys > kMaxKeys)
+    Usage(fmt::format("--keys must be {} to {}", kBaseKeys, kMaxKeys));
   if (o.renders < 1) Usage("--renders must be at least 1");
+  if (o.zoom_windows < 0) Usage("--zoom-windows must not be negative");
+  if (!(o.zoom_seconds > 0)) Usage("--zoom-seconds must be positive");
   if (o.idle_seconds < 0) Usage("--idle-seconds must not be negative");
   return o;
 }
@@ -274,7 +306,11 @@ Activity JobActivity(double t) {
 
 class RunGenerator {
  public:
-  explicit RunGenerator(uint64_t seed) : rng_(seed) {
+  // The first `keys` of: today's 100 keys, then kHostCores cpu.{i}.cpu_percent, then 4 more per GPU
+  // (fanSpeed, pcieLinkGen, encoderUtilization, correctedMemoryErrors), then 4 per-device disk counters.
+  // The extra keys draw from a generator of their own, so the first 100 keys' values do not depend on
+  // `keys` (--keys 100 writes the same log as before the option came).
+  explicit RunGenerator(uint64_t seed, size_t keys = kBaseKeys) : rng_(seed), extra_rng_(seed * 7919 + 17) {
     keys_ = {"cpu",
              "memory_percent",
              "proc.memory.rssMB",
@@ -294,6 +330,18 @@ class RunGenerator {
         keys_.push_back(fmt::format("gpu.{}.{}", gpu, name));
       }
     }
+    if (keys_.size() != kBaseKeys) Fail("the generator's base keys are not 100");
+    for (int core = 0; core < kHostCores; ++core) keys_.push_back(fmt::format("cpu.{}.cpu_percent", core));
+    for (int gpu = 0; gpu < kGpus; ++gpu) {
+      for (const char* name : {"fanSpeed", "pcieLinkGen", "encoderUtilization", "correctedMemoryErrors"}) {
+        keys_.push_back(fmt::format("gpu.{}.{}", gpu, name));
+      }
+    }
+    for (const char* name : {"disk.nvme0n1.in", "disk.nvme0n1.out", "disk.nvme1n1.in", "disk.nvme1n1.out"}) {
+      keys_.push_back(name);
+    }
+    if (keys_.size() != kMaxKeys) Fail("the generator's extra keys disagree with kMaxKeys");
+    keys_.resize(std::clamp(keys, kBaseKeys, kMaxKeys));
     temperature_.fill(31);
   }
 
@@ -306,6 +354,10 @@ class RunGenerator {
     values_.clear();
     Host(t, a);
     for (int gpu = 0; gpu < kGpus; ++gpu) Gpu(t, a, gpu);
+    if (keys_.size() > kBaseKeys) {
+      Extra(t, a);
+      values_.resize(keys_.size());
+    }
     if (values_.size() != keys_.size()) Fail("the generator's keys and values disagree");
     stats.set_stats_type(wandb::StatsRecord::SYSTEM);
     // Samples land a few milliseconds after each whole second.
@@ -380,10 +432,57 @@ class RunGenerator {
     values_.push_back(clock);
   }
 
+  // The keys past the first 100, from extra_rng_ only (after the others: fanSpeed follows temperature_).
+  void Extra(double t, const Activity& a) {
+    const auto noise = [&](double sd) { return extra_normal_(extra_rng_) * sd; };
+    // Per core, as W&B's Python monitor wrote the key (psutil.cpu_percent(percpu=True)): busy over total
+    // jiffies of the last second (USER_HZ 100, so about 100 of them) times 100, rounded to a tenth.
+    for (int core = 0; core < kHostCores; ++core) {
+      const double index = static_cast<double>(core);
+      double busy = 0;
+      if (core < kGpus) {  // the ranks' main loops
+        busy = a.gpu > 0.05 ? 0.95 + noise(0.02) : (a.checkpoint ? 0.82 + noise(0.05) : 0.06 + noise(0.02));
+      } else if (core < 40) {  // data-loader workers
+        busy = 0.04 + 0.58 * a.gpu + 0.09 * Wave(t, 37, index) + noise(0.05);
+      } else {  // the rest of the host
+        busy = 0.012 + std::abs(noise(0.01)) + (extra_rng_() % 64 == 0 ? 0.3 : 0);
+      }
+      const uint64_t draw = extra_rng_() % 10;
+      const double total_ticks = draw == 0 ? 99 : draw == 1 ? 101 : 100;
+      const double busy_ticks = std::round(Clamp01(busy) * total_ticks);
+      values_.push_back(Tenth(busy_ticks / total_ticks * 100));
+    }
+    for (int gpu = 0; gpu < kGpus; ++gpu) {
+      const auto g = static_cast<size_t>(gpu);
+      values_.push_back(Whole(std::clamp(30 + 1.1 * (temperature_[g] - 34), 30.0, 100.0)));  // fanSpeed, %
+      values_.push_back(a.gpu > 0.05 || a.checkpoint ? 5 : 1);  // pcieLinkGen: the link trains down idle
+      values_.push_back(0);                                     // encoderUtilization: no NVENC in training
+      if (extra_rng_() % 100000 == 0) ++corrected_errors_[g];
+      values_.push_back(corrected_errors_[g]);
+    }
+    nvme0_in_mib_ +=
+        std::max(0.0, 118 * a.gpu + 4 + noise(9)) + static_cast<double>(extra_rng_() % 4096) / 1048576;
+    nvme0_out_mib_ += 0.3 + std::abs(noise(0.2)) + static_cast<double>(extra_rng_() % 4096) / 1048576;
+    nvme1_in_mib_ +=
+        std::max(0.0, 52 * a.gpu + 2 + noise(5)) + static_cast<double>(extra_rng_() % 4096) / 1048576;
+    nvme1_out_mib_ += (a.checkpoint ? 164 + noise(10) : 0.1 + std::abs(noise(0.1))) +
+                      static_cast<double>(extra_rng_() % 4096) / 1048576;
+    for (double mib : {nvme0_in_mib_, nvme0_out_mib_, nvme1_in_mib_, nvme1_out_mib_}) {
+      values_.push_back(std::round(mib * 1048576) / 1048576);
+    }
+  }
+
   std::vector<std::string> keys_;
   std::vector<double> values_;
   std::mt19937_64 rng_;
   std::normal_distribution<double> normal_{0, 1};
+  std::mt19937_64 extra_rng_;
+  std::normal_distribution<double> extra_normal_{0, 1};
+  std::array<double, kGpus> corrected_errors_{};
+  double nvme0_in_mib_ = 0;
+  double nvme0_out_mib_ = 0;
+  double nvme1_in_mib_ = 0;
+  double nvme1_out_mib_ = 0;
   std::array<double, kGpus> temperature_{};
   double rss_drift_mib_ = 0;
   double disk_used_gib_ = 611.4;
@@ -393,8 +492,11 @@ class RunGenerator {
   double recv_bytes_ = 0;
 };
 
-void Generate(const std::string& path, uint64_t seconds) {
+void Generate(const std::string& path, uint64_t seconds, size_t keys) {
   std::filesystem::remove(path);
+  // The log stands for one W&B wrote, which has no summary index: a stale one from an earlier log goes.
+  const std::filesystem::path index = runlog::IndexPathFor(path);
+  std::filesystem::remove(index);
   auto writer = runlog::LogWriter::Create(path);
   if (!writer) Fail(writer.error());
   const auto t0 = Clock::now();
@@ -412,9 +514,14 @@ void Generate(const std::string& path, uint64_t seconds) {
     if (batch.size() == kBatchRecords) flush();
   };
   add(runlog::MakeHeaderRecord("runmon 0.1.0"));
-  add(runlog::MakeRunRecord(
-      {"lb24h001", "leet-bench", kRunName, "gpu-node-07", kStartTime, {"bench", "8xH100"}}));
-  RunGenerator generator(2024);
+  const bool wide = keys > kBaseKeys;
+  add(runlog::MakeRunRecord({wide ? kWideRunId : "lb24h001",
+                             "leet-bench",
+                             wide ? kWideRunName : kRunName,
+                             "gpu-node-07",
+                             kStartTime,
+                             {"bench", "8xH100"}}));
+  RunGenerator generator(2024, keys);
   wandb::Record record;
   auto* stats = record.mutable_stats();
   for (uint64_t second = 0; second < seconds; ++second) {
@@ -423,6 +530,7 @@ void Generate(const std::string& path, uint64_t seconds) {
   }
   add(runlog::MakeExitRecord(0, static_cast<double>(seconds) + 1));
   flush();
+  if (std::filesystem::exists(index)) Fail(fmt::format("{} exists after generating the log", index.string()));
   const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
   const uint64_t bytes = writer->size();
   const double per_record = static_cast<double>(bytes) / static_cast<double>(records);
@@ -439,6 +547,8 @@ void Generate(const std::string& path, uint64_t seconds) {
            {"records", records},
            {"stats_records", seconds},
            {"keys", generator.keys()},
+           {"run_name", wide ? kWideRunName : kRunName},
+           {"run_id", wide ? kWideRunId : "lb24h001"},
            {"bytes_per_record", per_record},
            {"seconds", elapsed}};
   std::printf("%s\n", out.dump().c_str());
@@ -450,6 +560,7 @@ void Generate(const std::string& path, uint64_t seconds) {
 struct FrameTime {
   double build_ms = 0;
   double render_ms = 0;
+  double loaded_fraction = 1;  // the view model's (the status bar's "loading N%")
 };
 
 tui::CellGrid DrawFrame(tui::LeetSession& session, tui::LeetView& view, int width, int height,
@@ -459,8 +570,171 @@ tui::CellGrid DrawFrame(tui::LeetSession& session, tui::LeetView& view, int widt
   const auto t1 = Clock::now();
   auto grid = view.Render(model, width, height);
   const auto t2 = Clock::now();
-  if (time != nullptr) *time = {Ms(t1 - t0), Ms(t2 - t1)};
+  if (time != nullptr) *time = {Ms(t1 - t0), Ms(t2 - t1), model.loaded_fraction};
   return grid;
+}
+
+// The x range the run's system series reach (the largest last x), 0 when there are none.
+double SeriesEndX(const runview::RunModel& run) {
+  double end = 0;
+  for (const auto& [key, series] : run.system_series()) {
+    if (!series.empty()) end = std::max(end, series.last_x());
+  }
+  return end;
+}
+
+// (z) Zooming into windows of the loaded run at full resolution: DetailReader::Window for random windows of
+// `seconds` inside the summarised part of the run, each the first read of its segments (windows are kept
+// apart by more than a segment spans, so none reads another's), for one chart's keys and for every key;
+// then the first set again, from the reader's cache.
+struct ZoomCall {
+  double x0 = 0;
+  double ms = 0;
+  size_t segments = 0;
+  size_t segments_read = 0;
+  size_t points_returned = 0;   // of the first key: whole segments come back
+  size_t points_in_window = 0;  // of them, inside [x0, x0 + seconds]
+  bool null = false;
+};
+
+Json ZoomSummary(const std::vector<ZoomCall>& calls) {
+  std::vector<double> ms;
+  std::vector<double> in_window;
+  std::vector<double> returned;
+  std::vector<double> read;
+  size_t nulls = 0;
+  for (const auto& call : calls) {
+    if (call.null) {
+      ++nulls;
+      continue;
+    }
+    ms.push_back(call.ms);
+    in_window.push_back(static_cast<double>(call.points_in_window));
+    returned.push_back(static_cast<double>(call.points_returned));
+    read.push_back(static_cast<double>(call.segments_read));
+  }
+  const Distribution time = Describe(ms);
+  const Distribution points = Describe(in_window);
+  Json j{
+      {"calls", calls.size()},
+      {"null", nulls},
+      {"ms_median", time.median},
+      {"ms_max", time.max},
+      {"ms_mean", time.mean},
+      {"points_in_window_median", points.median},
+      {"points_in_window_min", in_window.empty() ? 0 : *std::min_element(in_window.begin(), in_window.end())},
+      {"points_returned_median", Describe(returned).median},
+      {"segments_read_median", Describe(read).median},
+      {"segments_read_max", Describe(read).max}};
+  Json each = Json::array();
+  for (const auto& call : calls) {
+    each.push_back({call.x0, call.ms, call.segments_read, call.points_in_window, call.points_returned});
+  }
+  j["each"] = std::move(each);  // [x0, ms, segments read, points in the window, points returned]
+  return j;
+}
+
+Json MeasureZoom(const runview::RunModel& run, const Options& o) {
+  const auto& detail = run.detail();
+  if (!detail) {
+    std::fprintf(stderr,
+                 "(z) zoom: RunModel::detail() is null: the run was loaded in full (a log under %llu "
+                 "MiB), every point is in the model\n",
+                 static_cast<unsigned long long>(runview::kIndexedLoadBytes >> 20));
+    return Json{{"detail", false}};
+  }
+  std::vector<std::string> chart_keys;
+  std::vector<std::string> all_keys;
+  double first_x = std::numeric_limits<double>::infinity();
+  for (const auto& [key, series] : run.system_series()) {
+    all_keys.push_back(key);
+    if (!series.empty()) first_x = std::min(first_x, series.first_x());
+    // The chart of gpu.{i}.gpu: one series per GPU.
+    if (key.starts_with("gpu.") && key.ends_with(".gpu") && key.find('.', 4) == key.size() - 4) {
+      chart_keys.push_back(key);
+    }
+  }
+  if (chart_keys.empty() && !all_keys.empty()) chart_keys.push_back(all_keys.front());
+  const double end_x = run.summary_end_x().value_or(SeriesEndX(run));
+  const double seconds = o.zoom_seconds;
+  if (o.zoom_windows == 0) {
+    std::fprintf(stderr, "(z) zoom: left out (--zoom-windows 0)\n");
+    return Json{{"detail", true}, {"windows", 0}};
+  }
+  if (!(end_x - first_x > seconds) || chart_keys.empty()) {
+    std::fprintf(stderr, "(z) zoom: no window of %.0f s fits in the summarised part of the run\n", seconds);
+    return Json{{"detail", true}, {"windows", 0}};
+  }
+  // Windows far enough apart that no two read the same segment (a segment spans ~256 KiB of records).
+  std::mt19937_64 rng(o.zoom_seed);
+  std::uniform_real_distribution<double> pick(first_x, end_x - seconds);
+  const size_t wanted = 2 * static_cast<size_t>(o.zoom_windows);
+  const double span_per_segment =
+      (end_x - first_x) / static_cast<double>(std::max<size_t>(1, detail->SegmentsIn(first_x, end_x)));
+  const double gap = seconds + 2 * span_per_segment + 1;
+  std::vector<double> starts;
+  for (int attempt = 0; starts.size() < wanted && attempt < 100000; ++attempt) {
+    const double x0 = std::floor(pick(rng));
+    if (std::all_of(starts.begin(), starts.end(), [&](double other) { return std::abs(other - x0) > gap; })) {
+      starts.push_back(x0);
+    }
+  }
+  while (starts.size() < wanted) starts.push_back(std::floor(pick(rng)));  // a short run: some share segments
+  const auto call = [&](double x0, const std::vector<std::string>& keys) {
+    ZoomCall c;
+    c.x0 = x0;
+    c.segments = detail->SegmentsIn(x0, x0 + seconds);
+    const auto t0 = Clock::now();
+    const auto window = detail->Window(x0, x0 + seconds, keys, run);
+    c.ms = Ms(Clock::now() - t0);
+    if (!window) {
+      c.null = true;
+      return c;
+    }
+    c.segments_read = window->segments_read;
+    const auto found = window->series.find(keys.front());
+    if (found != window->series.end()) {
+      const runview::TimeSeries& points = found->second;
+      c.points_returned = points.size();
+      for (size_t i = 0; i < points.size(); ++i) {
+        if (points.x(i) >= x0 && points.x(i) <= x0 + seconds) ++c.points_in_window;
+      }
+    }
+    return c;
+  };
+  std::vector<ZoomCall> chart_cold;
+  std::vector<ZoomCall> all_cold;
+  std::vector<ZoomCall> chart_cached;
+  const size_t n = static_cast<size_t>(o.zoom_windows);
+  for (size_t i = 0; i < n; ++i) chart_cold.push_back(call(starts[i], chart_keys));
+  for (size_t i = 0; i < n; ++i) all_cold.push_back(call(starts[n + i], all_keys));
+  for (size_t i = 0; i < n; ++i) chart_cached.push_back(call(starts[i], chart_keys));
+  Json j{{"detail", true},
+         {"window_seconds", seconds},
+         {"windows", n},
+         {"seed", o.zoom_seed},
+         {"summary_end_x", end_x},
+         {"chart_keys", chart_keys.size()},
+         {"all_keys", all_keys.size()},
+         {"chart_cold", ZoomSummary(chart_cold)},
+         {"all_keys_cold", ZoomSummary(all_cold)},
+         {"chart_cached", ZoomSummary(chart_cached)}};
+  const auto print = [&](const char* what, size_t keys, const Json& z) {
+    std::fprintf(
+        stderr,
+        "  %-30s %3zu keys: median %6.2f ms, max %6.2f ms; %s of the first key in the window "
+        "(median; %s returned), %s segments read (median, max %s)%s\n",
+        what, keys, z["ms_median"].get<double>(), z["ms_max"].get<double>(),
+        z["points_in_window_median"].dump().c_str(), z["points_returned_median"].dump().c_str(),
+        z["segments_read_median"].dump().c_str(), z["segments_read_max"].dump().c_str(),
+        z["null"].get<size_t>() > 0 ? fmt::format(", {} null", z["null"].get<size_t>()).c_str() : "");
+  };
+  std::fprintf(stderr, "(z) zoom: %zu random %.0f s windows each (seed %llu), DetailReader::Window:\n", n,
+               seconds, static_cast<unsigned long long>(o.zoom_seed));
+  print("one chart (gpu.{i}.gpu), cold", chart_keys.size(), j["chart_cold"]);
+  print("every key, cold", all_keys.size(), j["all_keys_cold"]);
+  print("one chart, again (cached)", chart_keys.size(), j["chart_cached"]);
+  return j;
 }
 
 struct FrameStats {
@@ -752,6 +1026,20 @@ int Measure(const Options& o) {
     out["cached_fraction_after_drop"] = cached;
   }
   const Memory before = ReadMemory();
+  // The summary index beside the log: a W&B-written log has none, and the loader builds it
+  // (indexed_load.hpp).
+  const std::filesystem::path index_path = runlog::IndexPathFor(path);
+  const bool indexed = bytes >= runview::kIndexedLoadBytes;
+  std::error_code error;
+  const bool index_at_open = std::filesystem::exists(index_path, error);
+  const uint64_t index_bytes_at_open = index_at_open ? std::filesystem::file_size(index_path, error) : 0;
+  std::fprintf(stderr, "loading path: %s; summary index %s at open%s\n",
+               indexed ? "indexed (system series from the summary index)" : "in full (a log under 32 MiB)",
+               index_at_open ? "present" : "absent",
+               index_at_open
+                   ? fmt::format(" ({:.1f} MB)", static_cast<double>(index_bytes_at_open) / 1e6).c_str()
+               : indexed ? ": built by the loader's workers while the run shows"
+                         : "");
 
   // (a) The first frame.
   const double cpu0 = ThreadCpuSeconds();
@@ -781,8 +1069,11 @@ int Measure(const Options& o) {
   const runview::RunModel* run = session.current_run();
   if (run == nullptr) Fail("no run open");
   const uint64_t first_records = run->stats_records();
-  const bool first_named = frame.ToString().find(kRunName) != std::string::npos;
+  const std::string first_text = frame.ToString();
+  const bool first_named =
+      first_text.find(kRunName) != std::string::npos || first_text.find(kWideRunName) != std::string::npos;
   const double first_ms = Ms(t_first - t0);
+  const double first_end_x = SeriesEndX(*run);
   std::fprintf(stderr,
                "(a) first frame at 160x48: %.1f ms (open %.2f, first Work slice %.1f, BuildViewModel %.2f, "
                "Render %.2f); %llu stats records in it, run name %s\n",
@@ -794,20 +1085,54 @@ int Measure(const Options& o) {
                         {"build_ms", first_time.build_ms},
                         {"render_ms", first_time.render_ms},
                         {"stats_records", first_records},
-                        {"run_name_shown", first_named}};
+                        {"run_name_shown", first_named},
+                        {"loaded_fraction", first_time.loaded_fraction},
+                        {"series_end_x", first_end_x}};
 
   // (b) The whole run, as the app loads it: a slice, a frame.
   double work_ms = Ms(t_work - t_open);
   double frames_ms = first_time.build_ms + first_time.render_ms;
   int slices = 1;
+  // After every slice's frame: [ms since (a)'s start, the loaded fraction, stats records in the model, the
+  // series' last x]; the index's milestones from it below.
+  std::vector<std::array<double, 4>> timeline{
+      {first_ms, first_time.loaded_fraction, static_cast<double>(first_records), first_end_x}};
+  std::optional<double> built_ms;    // the loaded fraction reached 1: every segment summarised
+  std::optional<double> written_ms;  // the index file appeared beside the log
+  if (first_time.loaded_fraction >= 1) built_ms = first_ms;
+  uint64_t versions = 0;
+  uint64_t last_version = run->data_version();
+  // As the app's loop: a frame after a slice that changed something, or when a second has passed since the
+  // last one (the clock); otherwise straight on to the next slice (the app polls input with a 0 timeout while
+  // loading). A slice of a log read in full always changes something; while the index is built in the
+  // background, most return at once with nothing new (counted: idle slices).
+  int frames = 1;
+  int idle_slices = 0;
+  auto last_frame = t_first;
   while (session.loading()) {
     const auto s0 = Clock::now();
-    session.Work(s0, kLoadSlice);
-    work_ms += Ms(Clock::now() - s0);
+    const bool changed = session.Work(s0, kLoadSlice);
+    const auto s1 = Clock::now();
+    work_ms += Ms(s1 - s0);
+    ++slices;
+    if (!changed && s1 - last_frame < kClockRedraw) {
+      ++idle_slices;
+      continue;
+    }
     FrameTime t;
     frame = DrawFrame(session, view, 160, 48, &t);
     frames_ms += t.build_ms + t.render_ms;
-    ++slices;
+    last_frame = Clock::now();
+    ++frames;
+    const double at = Ms(last_frame - t0);
+    if (!built_ms && t.loaded_fraction >= 1) built_ms = at;
+    if (!index_at_open && indexed && !written_ms && std::filesystem::exists(index_path, error))
+      written_ms = at;
+    if (run->data_version() != last_version) {
+      last_version = run->data_version();
+      ++versions;
+    }
+    timeline.push_back({at, t.loaded_fraction, static_cast<double>(run->stats_records()), SeriesEndX(*run)});
   }
   const auto t_loaded = Clock::now();
   const double load_cpu_ms = 1e3 * (ThreadCpuSeconds() - cpu0);
@@ -816,18 +1141,65 @@ int Measure(const Options& o) {
       text.find("finished") != std::string::npos && text.find("loading") == std::string::npos;
   const double load_ms = Ms(t_loaded - t0);
   const double mb_per_s = static_cast<double>(bytes) / 1e6 / (work_ms / 1e3);
-  std::fprintf(stderr,
-               "(b) whole run loaded and drawn: %.1f ms, %.1f ms of it on the CPU (%d slices; Work %.1f ms = "
-               "%.0f MB/s, "
-               "%.0f records/s; frames %.1f ms); %llu records, %llu stats records; last frame %s\n",
-               load_ms, load_cpu_ms, slices, work_ms, mb_per_s,
-               static_cast<double>(run->records()) / (work_ms / 1e3), frames_ms,
-               static_cast<unsigned long long>(run->records()),
-               static_cast<unsigned long long>(run->stats_records()),
-               finished ? "shows \"finished\"" : "does NOT show \"finished\"");
+  std::fprintf(
+      stderr,
+      "(b) whole run loaded and drawn: %.1f ms, %.1f ms of it on the CPU (%d slices, %d of them idle; %d "
+      "frames; Work %.1f ms = %.0f MB/s, "
+      "%.0f records/s; frames %.1f ms); %llu records, %llu stats records; last frame %s\n",
+      load_ms, load_cpu_ms, slices, idle_slices, frames, work_ms, mb_per_s,
+      static_cast<double>(run->records()) / (work_ms / 1e3), frames_ms,
+      static_cast<unsigned long long>(run->records()), static_cast<unsigned long long>(run->stats_records()),
+      finished ? "shows \"finished\"" : "does NOT show \"finished\"");
+  // The index's milestones: when the picture first spanned the whole run (coarse: the summaries reach the
+  // run's last sample, within 1 %), when every segment was summarised, when the index file was written.
+  const double end_x = SeriesEndX(*run);
+  std::optional<double> whole_span_ms;
+  for (const auto& [at, fraction, records, x] : timeline) {
+    if (x >= 0.99 * end_x) {
+      whole_span_ms = at;
+      break;
+    }
+  }
+  if (!built_ms) built_ms = load_ms;
+  if (!index_at_open && indexed && !written_ms && std::filesystem::exists(index_path, error))
+    written_ms = load_ms;
+  const bool index_after = std::filesystem::exists(index_path, error);
+  const uint64_t index_bytes = index_after ? std::filesystem::file_size(index_path, error) : 0;
+  const auto optional_ms = [](const std::optional<double>& ms) { return ms ? Json(*ms) : Json(nullptr); };
+  std::fprintf(
+      stderr,
+      "    index: %s at open; the whole run's span drawn at %.1f ms (first frame: %.0f%% of it, "
+      "loaded %.0f%%); every segment summarised at %.1f ms; index file %s; %llu data changes drawn\n",
+      index_at_open ? "present" : "absent", whole_span_ms.value_or(load_ms),
+      end_x > 0 ? 100 * first_end_x / end_x : 0.0, 100 * first_time.loaded_fraction, *built_ms,
+      written_ms ? fmt::format("written at {:.1f} ms ({:.1f} MB)", *written_ms,
+                               static_cast<double>(index_bytes) / 1e6)
+                       .c_str()
+      : index_after ? fmt::format("{:.1f} MB (there at open)", static_cast<double>(index_bytes) / 1e6).c_str()
+                    : "not written",
+      static_cast<unsigned long long>(versions));
+  out["index"] = {{"indexed_load", indexed},
+                  {"at_open", index_at_open},
+                  {"bytes_at_open", index_bytes_at_open},
+                  {"after", index_after},
+                  {"bytes", index_bytes},
+                  {"built_ms", *built_ms},
+                  {"written_ms", optional_ms(written_ms)},
+                  {"whole_span_ms", optional_ms(whole_span_ms)},
+                  {"first_frame_span_fraction", end_x > 0 ? first_end_x / end_x : 0.0},
+                  {"data_changes", versions},
+                  {"detail", run->detail() != nullptr}};
+  // The timeline, thinned to at most 200 entries (the first and the last kept).
+  Json thinned = Json::array();
+  const size_t step = std::max<size_t>(1, (timeline.size() + 199) / 200);
+  for (size_t i = 0; i < timeline.size(); i += step) thinned.push_back(timeline[i]);
+  if ((timeline.size() - 1) % step != 0) thinned.push_back(timeline.back());
+  out["timeline"] = std::move(thinned);  // [ms, loaded fraction, stats records, series' last x]
   out["loaded"] = {{"ms", load_ms},
                    {"cpu_ms", load_cpu_ms},
                    {"slices", slices},
+                   {"idle_slices", idle_slices},
+                   {"frames", frames},
                    {"work_ms", work_ms},
                    {"frames_ms", frames_ms},
                    {"mb_per_s", mb_per_s},
@@ -853,6 +1225,12 @@ int Measure(const Options& o) {
     return 0;
   }
 
+  // (z) Zooming in at full resolution.
+  out["zoom"] = MeasureZoom(*run, o);
+  const Memory zoomed = ReadMemory();
+  out["memory"]["rss_after_zoom_kb"] = zoomed.rss_kb;
+  out["memory"]["hwm_after_zoom_kb"] = zoomed.hwm_kb;
+
   // (c) One frame of the loaded run.
   std::fprintf(stderr, "(c) one frame of the loaded run, %d frames each:\n", o.renders);
   const FrameStats large = TimeFrames(session, 160, 48, o.renders, false);
@@ -866,25 +1244,35 @@ int Measure(const Options& o) {
   out["frame_160x48_regroup"] = ToJson(regroup);
 
   // (e) Following the loaded run.
-  std::fprintf(stderr, "(e) following the run (Work every 250 ms, a frame when changed or each second):\n");
-  const Following idle = Follow(session, view, o.idle_seconds, nullptr);
-  PrintFollowing("no new data", idle);
-  out["follow_idle"] = ToJson(idle);
-  {
-    Appender appender(path);
-    if (appender.locked()) {
-      const Following appending = Follow(session, view, o.idle_seconds, &appender);
-      if (!o.keep_appended) appender.CutBack();
-      PrintFollowing("one record a second", appending);
-      out["follow_appending"] = ToJson(appending);
-    } else {
-      std::fprintf(stderr, "  one record a second: left out, another process holds the log's lock\n");
+  if (!o.follow) {
+    std::fprintf(stderr, "(e) following the run: left out (--no-follow)\n");
+  } else {
+    std::fprintf(stderr, "(e) following the run (Work every 250 ms, a frame when changed or each second):\n");
+    const Following idle = Follow(session, view, o.idle_seconds, nullptr);
+    PrintFollowing("no new data", idle);
+    out["follow_idle"] = ToJson(idle);
+    {
+      Appender appender(path);
+      if (appender.locked()) {
+        const Following appending = Follow(session, view, o.idle_seconds, &appender);
+        if (!o.keep_appended) appender.CutBack();
+        PrintFollowing("one record a second", appending);
+        out["follow_appending"] = ToJson(appending);
+      } else {
+        std::fprintf(stderr, "  one record a second: left out, another process holds the log's lock\n");
+      }
     }
+    const Memory after_follow = ReadMemory();
+    out["memory"]["rss_after_follow_kb"] = after_follow.rss_kb;
+    out["memory"]["hwm_after_follow_kb"] = after_follow.hwm_kb;
   }
-  const Memory after_follow = ReadMemory();
-  out["memory"]["rss_after_follow_kb"] = after_follow.rss_kb;
-  out["memory"]["hwm_after_follow_kb"] = after_follow.hwm_kb;
   opened->reset();
+  if (!o.breakdown) {
+    std::fprintf(stderr, "(f) loading breakdown: left out (--no-breakdown)\n");
+    std::printf("%s\n", out.dump().c_str());
+    std::fflush(stdout);
+    return 0;
+  }
 
   // (f) Where loading goes.
   uint64_t records = 0;
@@ -916,7 +1304,7 @@ int Measure(const Options& o) {
 
 int main(int argc, char** argv) {
   const Options o = ParseArgs(argc, argv);
-  if (!o.generate.empty()) Generate(o.generate, o.seconds);
+  if (!o.generate.empty()) Generate(o.generate, o.seconds, o.keys);
   if (!o.measure.empty()) return Measure(o);
   return 0;
 }

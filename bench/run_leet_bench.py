@@ -160,7 +160,7 @@ def child_named(parent, name, timeout=5):
     raise RuntimeError("no process %s under %d" % (name, parent))
 
 
-def run_tui(runmon, log_path, idle_seconds, status_dir, poll=0.02, timeout=60):
+def run_tui(runmon, log_path, idle_seconds, status_dir, poll=0.02, timeout=60, run_name=RUN_NAME):
     """`runmon leet LOG` in tmux at 160x48: times to the first frame and to the whole run; optionally its
     idle CPU; then q and its exit status (written by the pane's shell: tmux's #{pane_dead_status} is
     sometimes left empty when the pty closes before the child is reaped)."""
@@ -181,7 +181,7 @@ def run_tui(runmon, log_path, idle_seconds, status_dir, poll=0.02, timeout=60):
         while time.monotonic() - started < timeout:
             screen = tmux("capture-pane", "-p", "-t", "leet")
             now = time.monotonic()
-            if first is None and RUN_NAME in screen:
+            if first is None and run_name in screen:
                 first = now - started
             if first is not None and "finished" in screen and "loading" not in screen:
                 full = now - started

@@ -10,6 +10,7 @@
    says "loading": false (the whole run read) and times that too.
 3. Every chart of the run at width 800 and at 2000: the response sizes (largest and median) and times;
    one chart's CSV (full resolution) size and time.
+   Then --zoom-windows random 1-minute windows of that chart (start/end; full resolution): time, points, size.
 4. The server's VmHWM and VmRSS, and its CPU for --idle-seconds of idling with the run loaded.
 5. The peer: bench/wandb_datastore_reader.py (W&B's datastore.py read path, C++-backed protobuf) reading
    the same log, against runmon's time to the fully loaded chart.
@@ -17,6 +18,7 @@
 Requirement (the issue's): first chart of a 24 h x 1 Hz x 100-key run within 1 s on a 2-core machine; at
 most 200 KB per chart response; the server's RSS.
 Usage: python3 bench/run_serve_bench.py [--build build] [--log PATH] [--dir /tmp] [--idle-seconds 5]
+                                        [--zoom-windows 20]
                                         [--python /usr/bin/python3] [--no-peer] [--json FILE]
 Reported, not asserted. About 30 s on 2 cores.
 """
@@ -24,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import shutil
 import signal
 import statistics
@@ -71,6 +74,7 @@ def main():
     parser.add_argument("--log", help="an existing run log inside <logdir>/<run dir>/")
     parser.add_argument("--dir", default=tempfile.gettempdir())
     parser.add_argument("--idle-seconds", type=float, default=5)
+    parser.add_argument("--zoom-windows", type=int, default=20, help="random 1-minute windows charted")
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--python", default="/usr/bin/python3", help="a python3 with Debian's python3-protobuf")
     parser.add_argument("--json", help="also write the figures here")
@@ -129,6 +133,26 @@ def main():
             figures["chart_ms_median_%d" % width] = statistics.median(times[width])
             figures["chart_ms_max_%d" % width] = max(times[width])
         figures["charts"] = len(charts)
+        # Zooms: --zoom-windows random 1-minute windows of the loaded run (a seeded draw), the chart at width
+        # 800 at full resolution (read back from the log when the run was loaded from its summary index).
+        x_max = max(json.loads(body)["x"] or [0])
+        draw = random.Random(42)
+        zoom_ms, zoom_points, zoom_bytes = [], [], []
+        for _ in range(args.zoom_windows):
+            x0 = draw.uniform(0, max(0.0, x_max - 60))
+            q = "/api/chart?" + urllib.parse.urlencode({"runs": run_dir, "chart": "gpu.{i}.gpu", "width": 800,
+                                                        "start": "%.3f" % x0, "end": "%.3f" % (x0 + 60)})
+            zoomed, elapsed = get(base, q)
+            zoom_ms.append(elapsed * 1000)
+            zoom_bytes.append(len(zoomed))
+            zoom_points.append(sum(1 for x in json.loads(zoomed)["x"] if x0 <= x <= x0 + 60))
+        if zoom_ms:
+            figures["zoom_ms_median"] = statistics.median(zoom_ms)
+            figures["zoom_ms_max"] = max(zoom_ms)
+            figures["zoom_points_min"] = min(zoom_points)
+            figures["zoom_points_median"] = statistics.median(zoom_points)
+            figures["zoom_bytes_max"] = max(zoom_bytes)
+        figures["hwm_before_csv_mib"] = proc_status(server.pid).get("VmHWM")
         csv, elapsed = get(base, "/api/chart.csv?" + urllib.parse.urlencode({"runs": run_dir, "chart": "gpu.{i}.gpu"}))
         figures["csv_bytes"] = len(csv)
         figures["csv_ms"] = elapsed * 1000
@@ -157,8 +181,9 @@ def main():
     if work:
         shutil.rmtree(work, ignore_errors=True)
 
-    print("runmon serve on a 24 h x 1 Hz x 100-key run (%.0f MB), %s cores" % (figures["log_bytes"] / 1e6,
-                                                                                figures["cpus"]))
+    print("runmon serve on %s (%.0f MB), %s cores" % ("the given log" if args.log else
+                                                      "a 24 h x 1 Hz x 100-key run",
+                                                      figures["log_bytes"] / 1e6, figures["cpus"]))
     print("  first chart (cold, the run loading) %8.0f ms  (loading: %s)" % (figures["first_chart_ms"],
                                                                               figures["first_chart_loading"]))
     print("  the chart with the whole run       %8.0f ms" % figures["full_chart_ms"])
@@ -168,10 +193,15 @@ def main():
     print("  chart responses, width 2000         max %6.1f KB, median %6.1f KB, median %5.1f ms" %
           (figures["chart_bytes_max_2000"] / 1024, figures["chart_bytes_median_2000"] / 1024,
            figures["chart_ms_median_2000"]))
+    if "zoom_ms_median" in figures:
+        print("  zoom into a 1-minute window (%d)    median %5.1f ms, max %5.1f ms; %d-%d points of a series in it"
+              " (min, median), max %.1f KB" % (args.zoom_windows, figures["zoom_ms_median"], figures["zoom_ms_max"],
+                                              figures["zoom_points_min"], figures["zoom_points_median"],
+                                              figures["zoom_bytes_max"] / 1024))
     print("  one chart as CSV (full resolution)  %6.1f MB in %.0f ms" % (figures["csv_bytes"] / 1e6,
                                                                           figures["csv_ms"]))
-    print("  server memory                       VmRSS %.1f MiB, VmHWM %.1f MiB" % (figures["rss_mib"],
-                                                                                   figures["hwm_mib"]))
+    print("  server memory                       VmRSS %.1f MiB, VmHWM %.1f MiB (%.1f MiB before the CSV)" %
+          (figures["rss_mib"], figures["hwm_mib"], figures["hwm_before_csv_mib"]))
     print("  server CPU idle, run loaded         %.2f%% of a core" % figures["idle_cpu_percent"])
     if "peer_read_ms" in figures:
         print("  W&B's reader (read + decode only)   %8.0f ms: runmon's whole chart is %.2fx faster" %
