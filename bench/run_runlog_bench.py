@@ -118,10 +118,11 @@ def main():
     row("write one record, us", "%.2f (%.2f, %.2f)" % (w["us_mean"], w["us_median"], w["us_p99"]),
         "%.1f (%.1f, %.1f)" % (pw["us_mean"], pw["us_median"], pw["us_p99"]), "%.1fx" % ratio_w, "< 20 us",
         w["us_mean"] < 20)
-    print("  runmon write = FillStatsRecord %.2f + SerializeToString %.2f + Append (pwrite) %.2f us; with "
+    print("  runmon write = EncodeStatsRecord + num %.2f + Append (pwrite) %.2f + IndexWriter::NoteStats %.2f us "
+          "(the message path, FillStatsRecord + SerializeToString: %.2f, for reference); with "
           "LogWriter::Sync after every record: %.1f us (fdatasync %.1f)" % (
-              w["fill_us_mean"], w["serialize_us_mean"], w["append_us_mean"], mine["write_sync"]["us_mean"],
-              mine["write_sync"]["sync_us_mean"]))
+              w["encode_us_mean"], w["append_us_mean"], w["index_us_mean"], w["message_us_mean"],
+              mine["write_sync"]["us_mean"], mine["write_sync"]["sync_us_mean"]))
     print("  peer write = _make_stats + _make_record + DataStore.write (buffered; fsyncs when a record crosses "
           "a block: %d of %d records); DataStore.write alone %.1f us; mean without the fsynced records %.1f us"
           % (pw["fsyncs"], pw["records"], pw["write_only_us_mean"], pw["us_mean_without_fsync_records"]))

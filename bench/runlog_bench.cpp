@@ -20,11 +20,14 @@
 //    alone: RecordReader's own (its time from memory less framing's; it decodes stats records into a kept
 //    StatsRecord), and for reference ParseFromArray of each payload into a fresh Record (as W&B's reader
 //    does) and into a Record on an arena reset after each record;
-//  - write: per record, FillStatsRecord + SerializeToString + LogWriter::Append to a new file next to the
-//    read file (same disk) + IndexWriter::Note (the summary index the recorder writes beside it, its entries
-//    appended as segments close), mean/median/p99 in microseconds over --write-records records (the first
-//    100 are a warm-up), with each part's mean; then --sync-records records with LogWriter::Sync after each,
-//    shown separately (fdatasync is what a durable writer pays; the headline excludes it).
+//  - write: per record, what runmon's recorder does with a sample: EncodeStatsRecord and the record's num
+//    appended, LogWriter::Append to a new file next to the read file (same disk), IndexWriter::Note (the
+//    summary index the recorder writes beside it, from what the encoder knows of the record, its entries
+//    appended as segments close); mean/median/p99
+//    in microseconds over --write-records records (the first 100 are a warm-up), with each part's mean, and
+//    for reference (outside the total) FillStatsRecord + SerializeToString of the same sample, the message
+//    path; then --sync-records records with LogWriter::Sync after each, shown separately (fdatasync is what
+//    a durable writer pays; the headline excludes it).
 //
 // Output: readable lines on stderr, one JSON object per measurement on stdout.
 #include <fcntl.h>
@@ -545,22 +548,32 @@ void BenchWrite(const Options& o, bool sync, uint64_t records) {
   SampleGenerator generator(7);
   runmon::Sample sample;
   runmon::wandb::Record record;
+  runmon::wandb::Record num;
+  runlog::EncodedStatsItems encoded;
   std::string payload;
   constexpr uint64_t kWarmup = 100;
-  std::vector<double> total, fill, serialize, append, indexing, fsync;
+  std::vector<double> total, encode, message, append, indexing, fsync;
+  std::string reference;
   uint64_t payload_bytes = 0;
   for (uint64_t i = 0; i < records + kWarmup; ++i) {
     generator.Next(sample);  // the sampler's work, not timed
-    const auto t0 = Clock::now();
+    // For reference, not in the total: the same record built as a message and serialised.
+    const auto r0 = Clock::now();
     runlog::FillStatsRecord(sample, record);
-    const auto t1 = Clock::now();
-    payload.clear();
-    record.SerializeToString(&payload);
+    reference.clear();
+    record.SerializeToString(&reference);
+    const auto r1 = Clock::now();
+    // The recorder's path: the stats record encoded directly, then its num appended (RunRecorder::Seal).
+    const auto t0 = Clock::now();
+    payload = runlog::EncodeStatsRecord(sample, {}, &encoded);
+    num.set_num(static_cast<int64_t>(i));
+    num.AppendToString(&payload);
     const auto t2 = Clock::now();
     const uint64_t before = writer->size();
     auto status = writer->Append(payload);
     const auto t3 = Clock::now();
-    if (status) status = index->Note(runlog::FramedRecordStart(before), writer->size(), payload);
+    if (status)
+      status = index->NoteStats(runlog::FramedRecordStart(before), writer->size(), payload, encoded);
     const auto t3i = Clock::now();
     if (status && sync) status = writer->Sync();
     const auto t4 = Clock::now();
@@ -570,8 +583,8 @@ void BenchWrite(const Options& o, bool sync, uint64_t records) {
     }
     if (i < kWarmup) continue;
     payload_bytes += payload.size();
-    fill.push_back(Seconds(t0, t1) * 1e6);
-    serialize.push_back(Seconds(t1, t2) * 1e6);
+    message.push_back(Seconds(r0, r1) * 1e6);
+    encode.push_back(Seconds(t0, t2) * 1e6);
     append.push_back(Seconds(t2, t3) * 1e6);
     indexing.push_back(Seconds(t3, t3i) * 1e6);
     fsync.push_back(Seconds(t3i, t4) * 1e6);
@@ -582,18 +595,19 @@ void BenchWrite(const Options& o, bool sync, uint64_t records) {
   const char* label = sync ? "with Sync" : "no Sync";
   std::fprintf(stderr,
                "  %-10s %6llu records of %6.0f B: mean %7.2f us  median %7.2f us  p99 %8.2f us  max %9.1f us"
-               "   (fill %.2f, serialize %.2f, append %.2f, index %.2f%s)\n",
+               "   (encode %.2f, append %.2f, index %.2f%s; for reference FillStatsRecord + "
+               "SerializeToString %.2f)\n",
                label, static_cast<unsigned long long>(records),
                static_cast<double>(payload_bytes) / static_cast<double>(records), p.mean, p.median, p.p99,
-               p.max, Mean(fill), Mean(serialize), Mean(append), Mean(indexing),
-               sync ? fmt::format(", fdatasync {:.1f}", Mean(fsync)).c_str() : "");
+               p.max, Mean(encode), Mean(append), Mean(indexing),
+               sync ? fmt::format(", fdatasync {:.1f}", Mean(fsync)).c_str() : "", Mean(message));
   std::printf(
       "{\"tool\":\"runmon\",\"bench\":\"%s\",\"records\":%llu,\"payload_bytes_mean\":%.1f,\"us_mean\":%.3f,"
-      "\"us_median\":%.3f,\"us_p99\":%.3f,\"us_max\":%.1f,\"fill_us_mean\":%.3f,\"serialize_us_mean\":%.3f,"
-      "\"append_us_mean\":%.3f,\"index_us_mean\":%.3f,\"sync_us_mean\":%.1f}\n",
+      "\"us_median\":%.3f,\"us_p99\":%.3f,\"us_max\":%.1f,\"encode_us_mean\":%.3f,\"append_us_mean\":%.3f,"
+      "\"index_us_mean\":%.3f,\"sync_us_mean\":%.1f,\"message_us_mean\":%.3f}\n",
       name, static_cast<unsigned long long>(records),
       static_cast<double>(payload_bytes) / static_cast<double>(records), p.mean, p.median, p.p99, p.max,
-      Mean(fill), Mean(serialize), Mean(append), Mean(indexing), Mean(fsync));
+      Mean(encode), Mean(append), Mean(indexing), Mean(fsync), Mean(message));
   std::fflush(stdout);
   std::filesystem::remove(path);
   std::filesystem::remove(runlog::IndexPathFor(path));
@@ -625,7 +639,7 @@ int main(int argc, char** argv) {
   if (o.write) {
     std::fprintf(
         stderr,
-        "write (FillStatsRecord + SerializeToString + LogWriter::Append + IndexWriter::Note, per record):\n");
+        "write (EncodeStatsRecord + its num + LogWriter::Append + IndexWriter::NoteStats, per record):\n");
     BenchWrite(o, false, o.write_records);
     if (o.sync_records > 0) BenchWrite(o, true, o.sync_records);
   }

@@ -207,13 +207,15 @@ uint64_t Monitor(const RunCommandOptions& options, const Settings& settings, con
   uint64_t samples = 0;
   SamplerOptions sampler_options;
   sampler_options.interval_seconds = settings.interval_seconds;
-  runmon::wandb::Record stats;  // reused: the sink runs on one thread at a time
   Sampler sampler(
       BuiltinCollectors(ctx), sampler_options,
       [&](const Sample& sample) {
         if (metrics != nullptr) metrics->Publish(sample);
-        if (!runlog::FillStatsRecord(sample, stats, settings.label)) return;  // labelled after the exporter
-        recorder.Add(stats);
+        // Labelled after the exporter had the sample.
+        runlog::EncodedStatsItems encoded;
+        std::string stats = runlog::EncodeStatsRecord(sample, settings.label, &encoded);
+        if (stats.empty()) return;
+        recorder.AddEncodedStats(std::move(stats), std::move(encoded));
         if (remote_write != nullptr) remote_write->Enqueue(sample);
         ++samples;
       },

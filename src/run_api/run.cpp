@@ -309,8 +309,10 @@ Run Run::start(const RunOptions& options) {
   runlog::RunRecorder& recorder = *state->recorder;
   state->sampler = std::make_unique<Sampler>(
       BuiltinCollectors(ctx), sampler_options,
-      [&recorder, label = settings.label, stats = runmon::wandb::Record()](const Sample& sample) mutable {
-        if (runlog::FillStatsRecord(sample, stats, label)) recorder.Add(stats);
+      [&recorder, label = settings.label](const Sample& sample) {
+        runlog::EncodedStatsItems encoded;
+        std::string stats = runlog::EncodeStatsRecord(sample, label, &encoded);
+        if (!stats.empty()) recorder.AddEncodedStats(std::move(stats), std::move(encoded));
       },
       WarnOnStderr);
   try {

@@ -65,20 +65,36 @@ Status IndexWriter::CloseSegment() {
   return appender_.Append(entries);
 }
 
-Status IndexWriter::Note(uint64_t start, uint64_t end, std::string_view payload) {
+Status IndexWriter::Begin(uint64_t start) {
   if (appender_.failed()) return Error{"the index is no longer written"};
   const uint64_t segment = SegmentOf(start);
   if (open_ && open_->segment() != segment) {
     if (auto status = CloseSegment(); !status) return status;
   }
   if (!open_) open_.emplace(segment);
+  return OkStatus();
+}
+
+uint32_t IndexWriter::KeyId(std::string_view name) {
+  bool added = false;
+  const uint32_t id = keys_.Id(name, &added);
+  if (added) AppendKeyEntry(name, pending_);
+  return id;
+}
+
+Status IndexWriter::NoteStats(uint64_t start, uint64_t end, std::string_view payload,
+                              const EncodedStatsItems& encoded) {
+  if (auto status = Begin(start); !status) return status;
+  stats_.Take(payload, encoded, [this](std::string_view name) { return KeyId(name); });
+  open_->AddStats(end, encoded.time, stats_.values().data(), stats_.values().size());
+  return OkStatus();
+}
+
+Status IndexWriter::Note(uint64_t start, uint64_t end, std::string_view payload) {
+  if (auto status = Begin(start); !status) return status;
   double time = 0;
-  const WireRecordKind kind = stats_.Read(payload, time, [this](std::string_view name) {
-    bool added = false;
-    const uint32_t id = keys_.Id(name, &added);
-    if (added) AppendKeyEntry(name, pending_);
-    return id;
-  });
+  const WireRecordKind kind =
+      stats_.Read(payload, time, [this](std::string_view name) { return KeyId(name); });
   if (kind == WireRecordKind::kStats) {
     open_->AddStats(end, time, stats_.values().data(), stats_.values().size());
   } else {

@@ -1,5 +1,6 @@
 // The summary index as runmon's recorder writes it, beside the log it writes: each record written is noted
-// with its offsets and payload (stats values are read from the payload's wire bytes, without protobuf), and
+// with its offsets and payload (stats values are read from the payload's wire bytes, without protobuf, or
+// taken from what the recorder knows of a stats record it encoded itself), and
 // a segment's entry (with the key entries it needs and the pyramid nodes it completes) is appended when the
 // first record past it is written. The last, open segment is never written: readers read it from the log.
 // A failure to create or append the index stops the index only (reported once); the log is unharmed, and a
@@ -34,11 +35,15 @@ class IndexWriter {
 
   // A record written at [start, end) (start: its first chunk header). Records come in log order.
   Status Note(uint64_t start, uint64_t end, std::string_view payload);
+  // The same for a stats record the caller encoded (EncodeStatsRecord), from what it knows of it.
+  Status NoteStats(uint64_t start, uint64_t end, std::string_view payload, const EncodedStatsItems& encoded);
   bool failed() const { return appender_.failed(); }
 
  private:
   IndexWriter(IndexAppender appender, int log_fd) : appender_(std::move(appender)), log_fd_(log_fd) {}
   Status CloseSegment();
+  Status Begin(uint64_t start);  // the segment of a record starting at `start` open, earlier ones written
+  uint32_t KeyId(std::string_view name);
 
   IndexAppender appender_;
   int log_fd_ = -1;

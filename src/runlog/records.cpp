@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -60,8 +61,19 @@ namespace {
 // The one rule for value_json: the shortest JSON number that reads back as the same double; false (nothing
 // written) when the value is not finite. The format string is compiled: every sample and history row
 // formats many values, and a runtime "{}" is parsed and dispatched each time.
+// Whole numbers short of 10^15 (clocks, temperatures, byte counts: a good part of every sample) are that
+// integer's digits, which is what fmt writes for them; written as an integer, without the shortest-digits
+// search. Zero goes through fmt, which tells -0 from 0.
+constexpr double kPlainIntegerBound = 1e15;
+
 bool AppendValueJson(double value, fmt::memory_buffer& out) {
   if (!std::isfinite(value)) return false;
+  if (value != 0 && std::abs(value) < kPlainIntegerBound && value == std::trunc(value)) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, static_cast<int64_t>(value)).ptr;
+    out.append(digits, end);
+    return true;
+  }
   fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), value);
   return true;
 }
@@ -69,6 +81,11 @@ bool AppendValueJson(double value, fmt::memory_buffer& out) {
 // AppendValueJson into a buffer of the caller's (the shortest double is at most 24 characters).
 std::string_view ValueJsonInto(double value, std::array<char, 32>& buffer) {
   if (!std::isfinite(value)) return {};
+  if (value != 0 && std::abs(value) < kPlainIntegerBound && value == std::trunc(value)) {
+    const auto end =
+        std::to_chars(buffer.data(), buffer.data() + buffer.size(), static_cast<int64_t>(value)).ptr;
+    return {buffer.data(), static_cast<size_t>(end - buffer.data())};
+  }
   const auto written = fmt::format_to_n(buffer.data(), buffer.size(), FMT_COMPILE("{}"), value);
   return {buffer.data(), std::min(written.size, buffer.size())};
 }
@@ -232,6 +249,79 @@ std::string EncodeHistoryRecord(int64_t step, double runtime_seconds, double tim
   if (step != 0) {
     out.push_back(static_cast<char>(1 << 3));  // HistoryStep.num = 1, a varint
     AppendVarint(out, static_cast<uint64_t>(step));
+  }
+  return out;
+}
+
+std::string EncodeStatsRecord(const Sample& sample, std::string_view label, EncodedStatsItems* encoded) {
+  // Every value formatted first (their lengths size the fields around them), into one buffer.
+  fmt::memory_buffer values;
+  std::vector<uint32_t> ends;  // each item's end in `values`; UINT32_MAX: not finite, left out
+  ends.reserve(sample.metrics.items().size());
+  for (const auto& metric : sample.metrics.items()) {
+    ends.push_back(AppendValueJson(metric.value, values) ? static_cast<uint32_t>(values.size()) : UINT32_MAX);
+  }
+  const size_t suffix = label.empty() ? 0 : 3 + label.size();  // "/l:" + label
+  size_t items_size = 0;
+  size_t items = 0;
+  uint32_t start = 0;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    if (ends[i] == UINT32_MAX) continue;
+    const size_t key_size = sample.metrics.items()[i].key.size() + suffix;
+    items_size += BytesFieldSize(3, BytesFieldSize(1, key_size) + BytesFieldSize(16, ends[i] - start));
+    start = ends[i];
+    ++items;
+  }
+  if (items == 0) {
+    if (encoded != nullptr) *encoded = {};
+    return {};
+  }
+  // StatsRecord: stats_type = 1 (SYSTEM, 0: left out as proto3 does), timestamp = 2 {seconds = 1, nanos =
+  // 2, each left out when 0}, item = 3.
+  const EpochTime time = SplitEpochSeconds(sample.timestamp);
+  const auto seconds = static_cast<uint64_t>(time.seconds);  // negative: ten bytes, as protobuf writes it
+  const auto nanos = static_cast<uint64_t>(static_cast<int64_t>(time.nanos));
+  const size_t time_size =
+      (seconds == 0 ? 0 : 1 + VarintSize(seconds)) + (nanos == 0 ? 0 : 1 + VarintSize(nanos));
+  const size_t stats_size = BytesFieldSize(2, time_size) + items_size;
+  std::string out;
+  out.reserve(BytesFieldSize(7, stats_size) + 32);  // and room for num and _info
+  AppendVarint(out, uint64_t{7} << 3 | 2);          // Record.stats = 7
+  AppendVarint(out, stats_size);
+  AppendVarint(out, uint64_t{2} << 3 | 2);
+  AppendVarint(out, time_size);
+  if (seconds != 0) {
+    out.push_back(static_cast<char>(1 << 3));
+    AppendVarint(out, seconds);
+  }
+  if (nanos != 0) {
+    out.push_back(static_cast<char>(2 << 3));
+    AppendVarint(out, nanos);
+  }
+  // What the recorder's index takes: the time as a reader of the log computes it, each key's place.
+  const bool note = encoded != nullptr && BytesFieldSize(7, stats_size) <= UINT32_MAX;
+  if (encoded != nullptr) {
+    encoded->time = static_cast<double>(time.seconds) + static_cast<double>(time.nanos) * 1e-9;
+    encoded->items.clear();
+    if (note) encoded->items.reserve(items);
+  }
+  start = 0;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    if (ends[i] == UINT32_MAX) continue;
+    const std::string& key = sample.metrics.items()[i].key;
+    const std::string_view value(values.data() + start, ends[i] - start);
+    start = ends[i];
+    AppendVarint(out, uint64_t{3} << 3 | 2);  // StatsRecord.item = 3
+    AppendVarint(out, BytesFieldSize(1, key.size() + suffix) + BytesFieldSize(16, value.size()));
+    AppendVarint(out, uint64_t{1} << 3 | 2);  // StatsItem.key = 1
+    AppendVarint(out, key.size() + suffix);
+    if (note) {
+      encoded->items.push_back({static_cast<uint32_t>(out.size()), static_cast<uint32_t>(key.size() + suffix),
+                                sample.metrics.items()[i].value});
+    }
+    out.append(key);
+    if (suffix > 0) out.append("/l:").append(label);
+    AppendBytesField(out, 16, value);  // StatsItem.value_json = 16
   }
   return out;
 }

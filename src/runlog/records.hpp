@@ -15,6 +15,7 @@
 
 #include "core/result.hpp"
 #include "core/sample.hpp"
+#include "runlog/stats_values.hpp"
 #include "runlog/wandb_record.pb.h"
 
 namespace runmon::runlog {
@@ -64,6 +65,14 @@ struct JsonItemView {
 };
 std::string EncodeHistoryRecord(int64_t step, double runtime_seconds, double timestamp,
                                 std::span<const JsonItemView> items);
+// The bytes of FillStatsRecord's record for `sample` (and `label`) without num and _info, written directly
+// (the recorder writes one a sample, and building the message to serialise it costs more than the bytes):
+// what that record serialises to, field for field, less those two fields, which
+// RunRecorder::AddEncodedStats appends. Empty when no value is finite (FillStatsRecord's false). `encoded`,
+// when given, gets what the summary index takes from the record (its items are left empty for a record
+// past 4 GiB, which the index then reads back).
+std::string EncodeStatsRecord(const Sample& sample, std::string_view label = {},
+                              EncodedStatsItems* encoded = nullptr);
 // The run's summary (W&B's SummaryRecord): each key's value_json as an update.
 wandb::Record MakeSummaryRecord(const JsonItems& items);
 

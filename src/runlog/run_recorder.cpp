@@ -21,6 +21,11 @@ Clock::duration Seconds(double seconds) {
 RunRecorder::RunRecorder(LogWriter writer, std::string stream_id, RecorderOptions options, Logger log)
     : writer_(std::move(writer)), stream_id_(std::move(stream_id)), options_(options), log_(std::move(log)) {
   counts_.bytes = writer_.size();
+  if (!stream_id_.empty()) {
+    wandb::Record record;
+    record.mutable__info()->set_stream_id(stream_id_);
+    info_ = record.SerializeAsString();
+  }
   if (options_.write_index) {
     auto index = IndexWriter::Create(IndexPathFor(writer_.path()), writer_.path());
     if (index) {
@@ -33,13 +38,18 @@ RunRecorder::RunRecorder(LogWriter writer, std::string stream_id, RecorderOption
   thread_ = std::thread([this] { WriterLoop(); });
 }
 
-void RunRecorder::IndexWritten(uint64_t before, std::span<const std::string> payloads) {
+void RunRecorder::IndexWritten(uint64_t before, std::span<const std::string> payloads,
+                               std::span<const std::optional<EncodedStatsItems>> encoded) {
   if (!index_) return;
   uint64_t offset = before;
-  for (const std::string& payload : payloads) {
+  for (size_t i = 0; i < payloads.size(); ++i) {
+    const std::string& payload = payloads[i];
     const uint64_t start = FramedRecordStart(offset);
     offset = FramedRecordEnd(offset, payload.size());
-    if (auto status = index_->Note(start, offset, payload); !status) {
+    const bool known = encoded[i].has_value() && !encoded[i]->items.empty();
+    if (auto status = known ? index_->NoteStats(start, offset, payload, *encoded[i])
+                            : index_->Note(start, offset, payload);
+        !status) {
       log_(fmt::format("run log: the summary index is no longer written ({}); viewers rebuild it",
                        status.error()));
       index_.reset();
@@ -67,24 +77,32 @@ bool RunRecorder::AddUnlessBehind(wandb::Record& record, size_t max_queued_bytes
   return true;
 }
 
+void RunRecorder::Seal(std::string& payload) {
+  wandb::Record num;
+  num.set_num(next_num_++);
+  payload += num.SerializeAsString();
+  payload += info_;
+}
+
+void RunRecorder::AddEncodedStats(std::string payload, std::optional<EncodedStatsItems> encoded) {
+  std::lock_guard lock(mutex_);
+  if (closing_) return;
+  Seal(payload);
+  queued_bytes_ += payload.size();
+  queue_.push_back({std::move(payload), true, std::move(encoded)});
+  if (queued_bytes_ > options_.max_queued_bytes) DropOldestStats();
+  counts_.records_queued = queue_.size();
+  wake_.notify_one();
+}
+
 size_t RunRecorder::AddEncodedUnlessBehind(std::span<std::string> payloads, size_t max_queued_bytes) {
-  // _info (Record field 200): its stream_id (field 1); the same bytes for every record.
-  std::string info;
-  if (!stream_id_.empty()) {
-    wandb::Record record;
-    record.mutable__info()->set_stream_id(stream_id_);
-    info = record.SerializeAsString();
-  }
   std::lock_guard lock(mutex_);
   size_t added = 0;
   for (std::string& payload : payloads) {
     if (closing_ || queued_bytes_ + writing_bytes_ > max_queued_bytes) break;
-    wandb::Record num;
-    num.set_num(next_num_++);
-    payload += num.SerializeAsString();
-    payload += info;
+    Seal(payload);
     queued_bytes_ += payload.size();
-    queue_.push_back({std::move(payload), false});
+    queue_.push_back({std::move(payload), false, std::nullopt});
     ++added;
   }
   if (queued_bytes_ > options_.max_queued_bytes) DropOldestStats();
@@ -95,7 +113,7 @@ size_t RunRecorder::AddEncodedUnlessBehind(std::span<std::string> payloads, size
 
 void RunRecorder::Enqueue(wandb::Record& record) {
   record.set_num(next_num_++);
-  Queued queued{record.SerializeAsString(), record.has_stats()};
+  Queued queued{record.SerializeAsString(), record.has_stats(), std::nullopt};
   queued_bytes_ += queued.payload.size();
   queue_.push_back(std::move(queued));
   if (queued_bytes_ > options_.max_queued_bytes) DropOldestStats();
@@ -124,6 +142,7 @@ void RunRecorder::DropOldestStats() {
 void RunRecorder::WriterLoop() {
   std::vector<std::string> batch;
   std::vector<bool> droppable;
+  std::vector<std::optional<EncodedStatsItems>> encoded;
   auto last_sync = Clock::now();
   bool unsynced = false;
   bool failing = false;
@@ -142,9 +161,11 @@ void RunRecorder::WriterLoop() {
     if (!queue_.empty() && (!failing || closing || Clock::now() >= retry_at)) {
       batch.clear();
       droppable.clear();
+      encoded.clear();
       for (auto& queued : queue_) {
         batch.push_back(std::move(queued.payload));
         droppable.push_back(queued.droppable);
+        encoded.push_back(std::move(queued.encoded));
       }
       const size_t taken = queue_.size();
       queue_.clear();
@@ -163,7 +184,7 @@ void RunRecorder::WriterLoop() {
         status = writer_.Append(batch);
         if (status) {
           std::fill(done.begin(), done.end(), true);
-          IndexWritten(before, batch);
+          IndexWritten(before, batch, encoded);
         }
       }
       if (failing || (!status && closing)) {
@@ -173,7 +194,7 @@ void RunRecorder::WriterLoop() {
           const Status one = writer_.Append(batch[i]);
           if (one) {
             done[i] = true;
-            IndexWritten(before, std::span(&batch[i], 1));
+            IndexWritten(before, std::span(&batch[i], 1), std::span(&encoded[i], 1));
           } else {
             status = one;
             if (!closing) break;
@@ -196,7 +217,7 @@ void RunRecorder::WriterLoop() {
         for (size_t i = taken; i-- > 0;) {
           if (done[i]) continue;
           queued_bytes_ += batch[i].size();
-          queue_.push_front({std::move(batch[i]), droppable[i]});
+          queue_.push_front({std::move(batch[i]), droppable[i], std::move(encoded[i])});
         }
         ++counts_.write_failures;
         if (!failing) {

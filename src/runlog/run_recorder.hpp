@@ -65,6 +65,10 @@ class RunRecorder {
   // of the writer; those that fit before the queue holds `max_queued_bytes` are added, in order; returns how
   // many. Never dropped for samples once queued.
   size_t AddEncodedUnlessBehind(std::span<std::string> payloads, size_t max_queued_bytes);
+  // A stats record serialised without its num and _info (EncodeStatsRecord), queued as Add queues one:
+  // always taken, and the first to go when the queue is full. With `encoded` (EncodeStatsRecord's), the
+  // summary index takes the record's values from it instead of reading the payload back.
+  void AddEncodedStats(std::string payload, std::optional<EncodedStatsItems> encoded = std::nullopt);
   // Writes what is queued (one last try), syncs and stops the thread. Idempotent. Errors when records
   // could not be written.
   Status Close();
@@ -74,16 +78,20 @@ class RunRecorder {
   struct Queued {
     std::string payload;
     bool droppable;
+    std::optional<EncodedStatsItems> encoded;  // an encoded stats record's, for the index
   };
   void Enqueue(wandb::Record& record);  // with mutex_ held
+  void Seal(std::string& payload);      // appends num and _info to an encoded record, with mutex_ held
   void WriterLoop();
   void DropOldestStats();  // with mutex_ held
   // Notes records appended at `before` (the log's size then) in the index, when there is one.
-  void IndexWritten(uint64_t before, std::span<const std::string> payloads);
+  void IndexWritten(uint64_t before, std::span<const std::string> payloads,
+                    std::span<const std::optional<EncodedStatsItems>> encoded);
 
   LogWriter writer_;
   std::optional<IndexWriter> index_;  // used by the writer thread only
   const std::string stream_id_;
+  std::string info_;  // _info (Record field 200) with the stream_id, serialised: the same for every record
   const RecorderOptions options_;
   const Logger log_;
 

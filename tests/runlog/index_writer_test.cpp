@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -342,6 +343,66 @@ TEST_F(IndexWriterTest, BatchSizesDoNotChangeAByte) {
   const std::string expected = ReadFileBytes(one_by_one.index_path);
   EXPECT_GT(expected.size(), kIndexHeaderSize + 1000);
   EXPECT_TRUE(ReadFileBytes(batched.index_path) == expected);
+}
+
+// The recorder's path for samples (EncodeStatsRecord, then NoteStats from what the encoder knows) writes
+// the very index that reading the same bytes back (Note) writes, and that a fresh build gives: values of
+// every shape (past a float's range, -0, tiny, huge integers), values that are not finite (left out of the
+// record), an empty key, a key given twice in one sample, keys that come and go, a label, and records
+// that are not stats in between.
+TEST_F(IndexWriterTest, EncodedSamplesNoteTheSameIndexAsTheirBytes) {
+  std::vector<std::string> payloads;
+  std::vector<std::optional<EncodedStatsItems>> encoded;
+  payloads.push_back(MakeHeaderRecord("runmon test").SerializeAsString());
+  encoded.emplace_back();
+  for (int i = 0; i < 6000; ++i) {
+    Sample sample;
+    sample.timestamp = kStart + i + (i % 7) * 0.123456789;
+    for (int k = 0; k < 60; ++k) {
+      const double value = k == 0   ? 1e300 * (i % 2 == 0 ? 1 : -1)
+                           : k == 1 ? (i % 5 == 0 ? std::numeric_limits<double>::quiet_NaN() : -0.0)
+                           : k == 2 ? 1e-300
+                           : k == 3 ? 123456789012345678.0 + i
+                                    : ((i * 31 + k * 17) % 1000) * 0.37 - 50;
+      sample.metrics.Add(fmt::format("system.metric.{:02}", k), value);
+    }
+    if (i % 11 == 0) sample.metrics.Add("", 1);                       // an empty key: left out of the index
+    if (i % 13 == 0) sample.metrics.Add("system.metric.05", 9999);    // twice in one record: the later counts
+    if (i >= 2500 && i < 2600) sample.metrics.Add("system.late", i);  // a key that comes and goes
+    EncodedStatsItems items;
+    payloads.push_back(EncodeStatsRecord(sample, i % 2 == 0 ? "" : "node1", &items));
+    ASSERT_FALSE(payloads.back().empty());
+    ASSERT_FALSE(items.items.empty());
+    encoded.emplace_back(std::move(items));
+    if (i % 100 == 0) {
+      payloads.push_back(MakeOutputRawRecord(false, std::string(3000, 'o'), kStart + i).SerializeAsString());
+      encoded.emplace_back();
+    }
+  }
+  const auto write = [&](const fs::path& path, bool from_encoded) {
+    Recording recording(path);
+    uint64_t offset = recording.writer->size();
+    for (size_t i = 0; i < payloads.size(); ++i) {
+      ASSERT_TRUE(recording.writer->Append(payloads[i]).ok());
+      const uint64_t start = FramedRecordStart(offset);
+      offset = FramedRecordEnd(offset, payloads[i].size());
+      const Status noted = from_encoded && encoded[i]
+                               ? recording.indexer->NoteStats(start, offset, payloads[i], *encoded[i])
+                               : recording.indexer->Note(start, offset, payloads[i]);
+      ASSERT_TRUE(noted.ok()) << noted.error();
+    }
+  };
+  const fs::path read_back = dir_.path() / "run-read.wandb";
+  write(read_back, false);
+  write(log_, true);
+  const std::string expected = ReadFileBytes(IndexPathFor(read_back));
+  EXPECT_GT(expected.size(), kIndexHeaderSize + 10000);
+  EXPECT_TRUE(ReadFileBytes(IndexPathFor(log_)) == expected);
+  const CheckedIndex checked = Load(IndexPathFor(log_), log_);
+  EXPECT_EQ(checked.problem, "");
+  const SummaryIndex fresh = FreshIndex(log_);
+  EXPECT_EQ(Describe(checked.index), Describe(ClosedPart(fresh, checked.index.covered_segments())));
+  EXPECT_GE(checked.index.covered_segments(), 10u);
 }
 
 TEST_F(IndexWriterTest, AMovedWriterCarriesOnWhereItWas) {

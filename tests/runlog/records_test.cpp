@@ -3,18 +3,25 @@
 // out because plain JSON has no NaN or infinity; timestamps keep 0 <= nanos < 1e9 even when rounding
 // carries into the next second; exit codes may be negative (10-byte varints on the wire) and runtimes are
 // clamped into int32; the environment record is filled from wandb-metadata.json's layout, ignoring keys W&B
-// does not know and refusing values of the wrong type.
+// does not know and refusing values of the wrong type; EncodeStatsRecord's bytes are FillStatsRecord's
+// record serialised, for every kind of timestamp, label, length and value.
 #include "runlog/records.hpp"
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "runlog/record_reader.hpp"
+#include "runlog/run_state.hpp"
+#include "runlog/stats_wire.hpp"
 
 namespace runmon::runlog {
 namespace {
@@ -133,6 +140,100 @@ TEST(FillStatsRecord, ReturnsFalseWhenNoValueIsFinite) {
   wandb::Record record;
   EXPECT_FALSE(FillStatsRecord(MakeSample(10, {{"a", std::numeric_limits<double>::quiet_NaN()}}), record));
   EXPECT_FALSE(FillStatsRecord(MakeSample(10, {}), record));
+}
+
+// Whole numbers take their own path (plain digits); every value still reads as fmt's shortest form of it.
+TEST(FormatValueJson, WholeNumbersAreFmtsShortestFormToo) {
+  std::vector<double> values = {1,
+                                -1,
+                                0,
+                                -0.0,
+                                7,
+                                1410,
+                                1e14,
+                                999999999999999,
+                                -999999999999999,
+                                1e15,
+                                -1e15,
+                                1e15 + 1,
+                                9007199254740992,
+                                1e16,
+                                1e300,
+                                0.5,
+                                -2.5,
+                                1e-7,
+                                4294967296};
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 100000; ++i) {
+    values.push_back(static_cast<double>(static_cast<int64_t>(rng() % 4000000000000000) - 2000000000000000));
+    values.push_back(static_cast<double>(rng() % 100000));
+    values.push_back(std::ldexp(1.0, static_cast<int>(rng() % 60)));
+  }
+  for (const double value : values) {
+    EXPECT_EQ(FormatValueJson(value), fmt::format("{}", value)) << value;
+  }
+}
+
+// EncodeStatsRecord writes, byte for byte, what FillStatsRecord's record serialises to (protobuf writes
+// fields in number order, and so does the encoder).
+// What it tells the index (EncodedStatsItems) is what a reader of those bytes finds: each item's key at
+// its place, its value as the text reads back, the time as ReadStatsWire computes it.
+void ExpectEncodedAsFilled(const Sample& sample, std::string_view label = {}) {
+  wandb::Record record;
+  const bool filled = FillStatsRecord(sample, record, label);
+  EncodedStatsItems items;
+  items.items.resize(3);  // whatever it held goes
+  const std::string encoded = EncodeStatsRecord(sample, label, &items);
+  EXPECT_EQ(encoded, EncodeStatsRecord(sample, label));
+  EXPECT_EQ(encoded.empty(), !filled);
+  if (!filled) {
+    EXPECT_TRUE(items.items.empty());
+    return;
+  }
+  EXPECT_EQ(encoded, record.SerializeAsString()) << record.DebugString();
+  double time = -1;
+  size_t at = 0;
+  EXPECT_EQ(ReadStatsWire(encoded, time,
+                          [&](const StatsItemView& item) {
+                            ASSERT_LT(at, items.items.size());
+                            const auto& told = items.items[at++];
+                            EXPECT_EQ(encoded.substr(told.key_offset, told.key_size), item.key);
+                            const auto value = ParseJsonNumber(item.value_json);
+                            ASSERT_TRUE(value.has_value()) << item.value_json;
+                            EXPECT_EQ(std::memcmp(&*value, &told.value, sizeof told.value), 0)
+                                << item.value_json;
+                          }),
+            WireRecordKind::kStats);
+  EXPECT_EQ(at, items.items.size());
+  EXPECT_EQ(std::memcmp(&time, &items.time, sizeof time), 0) << time << " " << items.time;
+}
+
+TEST(EncodeStatsRecord, IsTheSerialisedRecordOfFillStatsRecord) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  ExpectEncodedAsFilled(MakeSample(1735689610.25, {{"cpu", 12.5}, {"proc.cpu.threads", 4}}));
+  ExpectEncodedAsFilled(MakeSample(10, {{"gpu.0.powerWatts", 300}, {"cpu", 12.5}}), "node1");
+  ExpectEncodedAsFilled(MakeSample(10, {{"a", nan}, {"b", 1}, {"c", inf}, {"d", -inf}, {"e", 2}}));
+  ExpectEncodedAsFilled(MakeSample(10, {{"a", nan}}));  // nothing finite: empty
+  ExpectEncodedAsFilled(MakeSample(10, {}));
+  // Timestamps: whole seconds (no nanos), under a second (no seconds), zero (an empty timestamp), before
+  // the epoch (a negative varint: ten bytes), far in the future, NaN (0), and protobuf's clamped range.
+  for (const double time : {1735689600.0, 0.5, 0.0, -1.5, -62135596800.0, 253402300799.999, nan, 1e300}) {
+    ExpectEncodedAsFilled(MakeSample(time, {{"cpu", 1}, {"memory_percent", 33.33333333333333}}));
+  }
+  // Lengths of one, two and three varint bytes, values of every shape, 200 keys.
+  Sample wide;
+  wide.timestamp = 1735689600.123456789;
+  wide.metrics.Add(std::string(127, 'k'), 1);
+  wide.metrics.Add(std::string(128, 'k'), -0.0);
+  wide.metrics.Add(std::string(20000, 'k'), 1e300);
+  for (int i = 0; i < 200; ++i) {
+    wide.metrics.Add("gpu." + std::to_string(i % 8) + ".k" + std::to_string(i), i % 3 == 0   ? i * 1e15
+                                                                                : i % 3 == 1 ? 1.0 / (i + 1)
+                                                                                             : -i * 1e-7);
+  }
+  ExpectEncodedAsFilled(wide);
+  ExpectEncodedAsFilled(wide, std::string(200, 'l'));
 }
 
 TEST(FillStatsRecord, ClearsWhateverTheRecordHeldBefore) {

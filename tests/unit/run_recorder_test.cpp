@@ -143,6 +143,73 @@ TEST(RunRecorder, EncodedHistoryRecordsAreNumberedStampedAndReadAsMadeOnes) {
   EXPECT_EQ(records[3].history().item_size(), 2);
 }
 
+// EncodeStatsRecord's bytes, with the num and _info the recorder appends, read back as the record Add
+// writes for the same sample; encoded stats go first when the queue is full, as added ones do.
+TEST(RunRecorder, EncodedStatsRecordsAreNumberedStampedAndReadAsAddedOnes) {
+  TempDir tmp;
+  const fs::path path = tmp.path() / "run-enc.wandb";
+  auto writer = LogWriter::Create(path);
+  ASSERT_TRUE(writer.ok());
+  Messages messages;
+  RunRecorder recorder(std::move(*writer), "enc", {}, messages.Logger());
+  Sample sample;
+  sample.timestamp = 1735689600.25;
+  sample.metrics.Add("cpu", 12.5);
+  sample.metrics.Add("gpu.0.powerWatts", 301.25);
+  wandb::Record added;
+  ASSERT_TRUE(FillStatsRecord(sample, added, "node1"));
+  recorder.Add(added);
+  recorder.AddEncodedStats(EncodeStatsRecord(sample, "node1"));
+  ASSERT_TRUE(recorder.Close().ok());
+  recorder.AddEncodedStats(EncodeStatsRecord(sample));  // after Close: not written
+  const auto records = ReadAll(path);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].num(), 1);
+  EXPECT_EQ(records[1].num(), 2);
+  wandb::Record expected = records[0];
+  expected.set_num(2);
+  EXPECT_EQ(records[1].SerializeAsString(), expected.SerializeAsString()) << records[1].DebugString();
+  EXPECT_EQ(records[1]._info().stream_id(), "enc");
+  EXPECT_EQ(records[1].stats().item(1).key(), "gpu.0.powerWatts/l:node1");
+}
+
+TEST(RunRecorder, AnOverfullQueueDropsTheOldestEncodedSamplesToo) {
+  TempDir tmp;
+  const fs::path path = tmp.path() / "run-drop2.wandb";
+  auto writer = LogWriter::Create(path);
+  ASSERT_TRUE(writer.ok());
+  FileSizeLimit limit;
+  limit.Set(fs::file_size(path));  // nothing more fits
+  Messages messages;
+  RunRecorder recorder(std::move(*writer), "", {.retry_interval_seconds = 0.02, .max_queued_bytes = 2000},
+                       messages.Logger());
+  RunInfo info;
+  info.run_id = "drop2";
+  info.start_time = 1735689600;
+  auto run = MakeRunRecord(info);
+  recorder.Add(run);
+  for (int i = 1; i <= 100; ++i) {
+    Sample sample;
+    sample.timestamp = 1735689600 + i;
+    sample.metrics.Add("cpu", i);
+    sample.metrics.Add("memory_percent", 40.5);
+    recorder.AddEncodedStats(EncodeStatsRecord(sample));
+  }
+  auto exit = MakeExitRecord(0, 100);
+  recorder.Add(exit);
+  ASSERT_TRUE(Eventually([&] { return recorder.counts().records_dropped > 0; }));
+  limit.Lift();
+  ASSERT_TRUE(recorder.Close().ok());
+  const auto records = ReadAll(path);
+  ASSERT_GE(records.size(), 3u);
+  EXPECT_TRUE(records.front().has_run());
+  EXPECT_TRUE(records.back().has_exit());
+  const auto counts = recorder.counts();
+  EXPECT_EQ(counts.records_written + counts.records_dropped, 102u);
+  EXPECT_EQ(records[records.size() - 2].stats().item(0).value_json(), "100");  // the newest survive
+  EXPECT_FALSE(records[1].has__info());                                        // no stream id: no _info
+}
+
 TEST(RunRecorder, NumbersStampsAndWritesEachRecordWithoutWaitingForClose) {
   TempDir tmp;
   const fs::path path = tmp.path() / "run-abc.wandb";
