@@ -74,6 +74,10 @@ bool RunLoader::HasNewData() const {
   return (indexed_ && !indexed_->done()) || file_size() != size_at_last_read_;
 }
 
+bool RunLoader::indexing() const {
+  return indexed_ && !indexed_->done();
+}
+
 double RunLoader::loaded_fraction() const {
   if (indexed_ && !indexed_->done()) return indexed_->fraction();
   const uint64_t size = file_size();

@@ -48,6 +48,9 @@ class RunLoader {
   uint64_t file_size() const;
   // How much of the log is in the model, 0 to 1 (for a "loading" figure).
   double loaded_fraction() const;
+  // Whether the summary index is still being built: a Read then mostly waits for its workers (until its
+  // budget is spent or there is something new), so a caller holding a lock others need gives it little.
+  bool indexing() const;
   // Set when the log cannot be read at all (not a run log, unsupported version, I/O error).
   const std::string& error() const { return error_; }
   // Human-readable notes on skipped damage and a torn tail.

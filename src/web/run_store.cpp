@@ -14,6 +14,7 @@ constexpr auto kScanInterval = std::chrono::seconds(2);
 constexpr auto kIdleWait = std::chrono::milliseconds(250);
 constexpr auto kLoadingWait = std::chrono::milliseconds(2);
 constexpr auto kSlice = std::chrono::milliseconds(100);
+constexpr auto kIndexingSlice = std::chrono::milliseconds(10);
 constexpr int64_t kUnusedForNs = 600'000'000'000;  // a loaded run nobody asked for in 10 minutes is dropped
 // Runs asked for in the last minute stay whatever their number: a page showing a job's 32 nodes asks for
 // all of them every refresh, and each one dropped would be read again from the start.
@@ -244,7 +245,10 @@ void RunStore::Follow(Clock::time_point deadline) {
       std::unique_lock lock(run->mutex);
       if (work) {
         const uint64_t before = run->model.data_version();
-        const auto budget = std::max<Clock::duration>(deadline - Clock::now(), std::chrono::milliseconds(5));
+        auto budget = std::max<Clock::duration>(deadline - Clock::now(), std::chrono::milliseconds(5));
+        // While the index is built, Read waits for its workers: not for long with the run's lock held, which
+        // chart requests need.
+        if (run->loader->indexing()) budget = std::min<Clock::duration>(budget, kIndexingSlice);
         run->caught_up = run->loader->Read(run->model, budget) || !run->loader->error().empty();
         changed = run->model.data_version() != before;
       }
