@@ -26,7 +26,7 @@ then refined) while it builds. Reported, not asserted: the exit status is 0 unle
 
 Usage: python3 bench/run_week_bench.py [--build build] [--dir /tmp] [--log PATH] [--keep] [--runs 3]
                                        [--tui-runs 3] [--no-tui] [--no-serve] [--json FILE]
-About 3 minutes on 2 cores (the log's generation: 30 s; 7.2 GB free in --dir while serve's CSV is read).
+About 3 minutes on 2 cores (the log's generation: 30 s); 3.6 GB free in --dir, and 300 MB of memory for serve's CSV.
 """
 import argparse
 import json
